@@ -1,0 +1,149 @@
+/**
+ * The certificate delivery email. Every value that can reach a header is sanitised here, so that a
+ * recipient or template name can never add headers or recipients (header injection).
+ */
+
+export interface MailAddress {
+  name: string;
+  address: string;
+}
+
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+}
+
+/** A subset of nodemailer's `SendMailOptions`, so it can be passed to any nodemailer transport. */
+export interface MailMessage {
+  from: MailAddress;
+  to: MailAddress;
+  subject: string;
+  text: string;
+  html: string;
+  attachments: MailAttachment[];
+}
+
+export interface CertificateMessageInput {
+  /** `address@example.org` or `Display Name <address@example.org>`. */
+  from: string;
+  to: string;
+  recipientName: string;
+  templateName: string;
+  issuerName: string;
+  verificationUrl: string;
+  uniqueCode: string;
+  pdf: Buffer;
+}
+
+// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// No whitespace and none of the characters that delimit addresses or groups in a header.
+const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+$/;
+
+/** Replaces control characters (CR, LF, TAB, NUL ...) by spaces and collapses the result. */
+export function sanitizeHeaderText(value: string): string {
+  return value.replace(CONTROL_CHARS, ' ').replace(/ {2,}/g, ' ').trim();
+}
+
+export class InvalidMailAddressError extends Error {
+  constructor(what: string) {
+    super(`invalid ${what} email address`);
+    this.name = 'InvalidMailAddressError';
+  }
+}
+
+function checkedAddress(value: string, what: string): string {
+  if (HAS_CONTROL_CHAR.test(value)) throw new InvalidMailAddressError(what);
+  const address = value.trim();
+  if (!ADDRESS.test(address)) throw new InvalidMailAddressError(what);
+  return address;
+}
+
+/** Parses `addr` or `Name <addr>`; refuses anything with control characters or more than one address. */
+export function parseMailAddress(value: string, what = 'sender'): MailAddress {
+  if (HAS_CONTROL_CHAR.test(value)) throw new InvalidMailAddressError(what);
+  const named = /^\s*(.*?)\s*<([^<>]*)>\s*$/.exec(value);
+  if (named) {
+    const name = sanitizeHeaderText((named[1] ?? '').replace(/^"(.*)"$/, '$1'));
+    return { name, address: checkedAddress(named[2] ?? '', what) };
+  }
+  return { name: '', address: checkedAddress(value, what) };
+}
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+function checkedUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('verificationUrl is not a valid URL');
+  }
+  // Only web links: the URL becomes an href in the HTML part.
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error('verificationUrl must be http(s)');
+  return url.href;
+}
+
+export function certificateAttachmentName(uniqueCode: string): string {
+  return `certificate-${uniqueCode.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf`;
+}
+
+export function buildCertificateMessage(input: CertificateMessageInput): MailMessage {
+  const recipient = sanitizeHeaderText(input.recipientName);
+  const template = sanitizeHeaderText(input.templateName);
+  const issuer = sanitizeHeaderText(input.issuerName);
+  const url = checkedUrl(input.verificationUrl);
+  const from = parseMailAddress(input.from, 'sender');
+  const to: MailAddress = { name: recipient, address: checkedAddress(input.to, 'recipient') };
+
+  const text = [
+    `Hello ${recipient},`,
+    '',
+    `${issuer} has issued you a certificate: ${template}.`,
+    '',
+    'The certificate is attached to this email as a PDF.',
+    `Anyone can check that it is genuine at:`,
+    url,
+    '',
+    `Certificate code: ${sanitizeHeaderText(input.uniqueCode)}`,
+    '',
+  ].join('\r\n');
+
+  const e = escapeHtml;
+  const html = `<!doctype html>
+<html><body>
+<p>Hello ${e(recipient)},</p>
+<p>${e(issuer)} has issued you a certificate: <strong>${e(template)}</strong>.</p>
+<p>The certificate is attached to this email as a PDF. Anyone can check that it is genuine at:<br>
+<a href="${e(url)}">${e(url)}</a></p>
+<p>Certificate code: ${e(sanitizeHeaderText(input.uniqueCode))}</p>
+</body></html>
+`;
+
+  return {
+    from,
+    to,
+    subject: `Your certificate: ${template} — ${recipient}`,
+    text,
+    html,
+    attachments: [
+      {
+        filename: certificateAttachmentName(input.uniqueCode),
+        content: input.pdf,
+        contentType: 'application/pdf',
+      },
+    ],
+  };
+}

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
+import type { MailMessage } from './mail-message.js';
+
+export interface MailTransport {
+  send(msg: MailMessage): Promise<{ messageId: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * SMTP through a small connection pool. Timeouts are short and explicit so that a stuck server
+ * surfaces as a transient error for the retry policy instead of holding a worker for minutes
+ * (nodemailer's socket default is 10 minutes). Query parameters in the URL override these defaults.
+ */
+export function createSmtpTransport(url: string): MailTransport {
+  const transporter = nodemailer.createTransport({
+    pool: true,
+    maxConnections: 5,
+    maxMessages: 100,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    ...parseConnectionUrl(url),
+  });
+  return {
+    async send(msg) {
+      const info = await transporter.sendMail(msg);
+      return { messageId: info.messageId };
+    },
+    async close() {
+      transporter.close();
+    },
+  };
+}
+
+/**
+ * The embedded default with no SMTP: each message is written as an RFC 822 `.eml` file under `dir`.
+ * The file is written under a temporary name and renamed, so a reader never sees half a message.
+ */
+export function createFileTransport(dir: string): MailTransport {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  let ready: Promise<unknown> | undefined;
+  return {
+    async send(msg) {
+      ready ??= mkdir(dir, { recursive: true });
+      await ready;
+      const info = await transporter.sendMail(msg);
+      const name = `${Date.now()}-${randomBytes(8).toString('hex')}.eml`;
+      const tmp = join(dir, `.${name}.tmp`);
+      await writeFile(tmp, info.message, { flag: 'wx' });
+      await rename(tmp, join(dir, name));
+      return { messageId: info.messageId };
+    },
+    async close() {
+      transporter.close();
+    },
+  };
+}
+
+export interface SendErrorClass {
+  /** True when retrying cannot help (SMTP 5xx, a malformed envelope): mark the send failed at once. */
+  permanent: boolean;
+  /** Safe to store as `lastError` and show to the account: no credentials. */
+  message: string;
+}
+
+interface NodemailerErrorFields {
+  code?: unknown;
+  responseCode?: unknown;
+  message?: unknown;
+}
+
+// Errors about our side of the connection or its configuration, never about the message itself.
+const TRANSIENT_CODES = new Set([
+  'EAUTH',
+  'ENOAUTH',
+  'EOAUTH2',
+  'ETLS',
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+]);
+
+function redact(text: string): string {
+  return (
+    text
+      // user:password@ in any URL-like string
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1***@')
+      // SASL payloads, should a server echo one back
+      .replace(/\b(AUTH\s+(?:PLAIN|LOGIN|XOAUTH2|CRAM-MD5))\s+\S+/gi, '$1 ***')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 500)
+  );
+}
+
+/**
+ * Sorts a send failure into permanent or transient. SMTP 5xx replies are permanent, 4xx replies and
+ * network failures (refused, reset, timeouts, DNS) are transient. Two judgement calls: an
+ * authentication or TLS failure is transient even with a 5xx reply, because it is the server's
+ * configuration, not this message, that is wrong; an unknown error without an SMTP reply is transient,
+ * since the retry policy bounds the attempts anyway.
+ */
+export function classifySendError(err: unknown): SendErrorClass {
+  const fields: NodemailerErrorFields = typeof err === 'object' && err !== null ? err : {};
+  const code = typeof fields.code === 'string' ? fields.code : undefined;
+  const responseCode = typeof fields.responseCode === 'number' ? fields.responseCode : undefined;
+  const raw = typeof fields.message === 'string' ? fields.message : String(err);
+  const prefix = [code, responseCode].filter((x) => x !== undefined).join(' ');
+  const message =
+    redact(prefix && !raw.includes(prefix) ? `${prefix}: ${raw}` : raw) || 'mail delivery failed';
+
+  if (code !== undefined && TRANSIENT_CODES.has(code)) return { permanent: false, message };
+  if (responseCode !== undefined && responseCode >= 500 && responseCode < 600)
+    return { permanent: true, message };
+  if (responseCode !== undefined && responseCode >= 400 && responseCode < 500)
+    return { permanent: false, message };
+  // Nodemailer refuses a message it cannot build or address before talking to the server.
+  if (code === 'EENVELOPE' || code === 'EMESSAGE') return { permanent: true, message };
+  return { permanent: false, message };
+}

@@ -1,0 +1,12 @@
+import type { CertificateMessageInput } from '../../src/modules/emails/mail-message.js';
+
+export const baseInput: CertificateMessageInput = {
+  from: 'Certsvc <no-reply@certsvc.test>',
+  to: 'ada@example.test',
+  recipientName: 'Ada Lovelace',
+  templateName: 'Analytical Engines 101',
+  issuerName: 'Babbage & Co <Ltd>',
+  verificationUrl: 'https://certs.example.test/verify/ABC123',
+  uniqueCode: 'ABC123',
+  pdf: Buffer.from('%PDF-1.7\nfake pdf bytes\n%%EOF\n'),
+};
