@@ -1,0 +1,74 @@
+// Runs the whole suite on real parts: an embedded PostgreSQL (a fresh database per run) and, when
+// Debian's redis-server is installed, a Redis on a free loopback port. Expects a built dist/.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../dist/src/platform/db/embedded.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const only = process.argv.slice(2);
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return findTests(full);
+    return name.endsWith('.test.js') ? [full] : [];
+  });
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis() {
+  const bin = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((b) => existsSync(b));
+  if (!bin) {
+    console.log('# redis-server not installed: Redis tests will be skipped');
+    return undefined;
+  }
+  const port = await freePort();
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 50; i++) {
+    const ok = await new Promise((r) => {
+      const s = net.connect(port, '127.0.0.1', () => (s.destroy(), r(true))).on('error', () => r(false));
+    });
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+const files = findTests(path.join(root, 'dist/test'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+const pgServer = await startEmbeddedPostgres(path.join(root, '.tmp/test-data'));
+const admin = new pg.Client({ connectionString: pgServer.url });
+await admin.connect();
+await admin.query('DROP DATABASE IF EXISTS certsvc_test WITH (FORCE)');
+await admin.query('CREATE DATABASE certsvc_test');
+await admin.end();
+const redis = await startRedis();
+
+const env = {
+  ...process.env,
+  TEST_DATABASE_URL: pgServer.url.replace(/\/certsvc$/, '/certsvc_test'),
+  ...(redis ? { REDIS_TEST_URL: redis.url } : {}),
+};
+const result = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env, cwd: root },
+);
+redis?.stop();
+await pgServer.release();
+process.exit(result.status ?? 1);

@@ -1,0 +1,96 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Deps } from './deps.js';
+import { installAccessControl } from './platform/http/access.js';
+import { installCors } from './platform/http/cors.js';
+import { installErrorHandling } from './platform/http/error-handler.js';
+import { ErrorEnvelope } from './platform/http/schemas.js';
+import { validatorCompiler } from './platform/http/validation.js';
+import { ValidationError } from './platform/errors.js';
+import { uuidv7 } from './platform/ids.js';
+import { openapiRoutes } from './modules/openapi/openapi.routes.js';
+import { Template, templatesRoutes } from './modules/templates/templates.routes.js';
+import { usageRoutes } from './modules/usage/usage.routes.js';
+
+export const BODY_LIMIT = 2 * 1024 * 1024;
+
+// Builds the HTTP application from the composition root's dependencies. Nothing here reads the
+// environment or opens connections: the server, the tests and the benchmarks all come through here.
+export async function createApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    trustProxy: deps.config.trustProxy,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => uuidv7(),
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false },
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ErrorEnvelope);
+  app.addSchema(Template);
+
+  // JSON bodies: an empty body is "no body"; anything unparsable is a 422 at path [].
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ValidationError([{ path: [], message: 'The body is not valid JSON' }]), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'certsvc API',
+        version: '1.1.0',
+        description:
+          'Issues verifiable certificates with frozen PDFs. Errors use the envelope `{ error: { code, message, details? } }`; ' +
+          'clients switch on `code`. Every /api/v1 response carries the X-RateLimit-* headers of the bucket it used ' +
+          '(60 requests per rolling 60 s per key; per IP for verification and anonymous calls).',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: deps.config.publicBaseUrl }],
+      tags: [
+        { name: 'Templates', description: 'Active certificate templates of the account' },
+        { name: 'Certificates', description: 'Issue, read, download, email and revoke certificates' },
+        { name: 'Usage', description: 'Plan and period quota' },
+        { name: 'Verification', description: 'Public verification by unique code' },
+        { name: 'Meta', description: 'This description' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'API key: svc_live_ followed by 32 alphanumeric characters',
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+
+  installErrorHandling(app);
+  installCors(app, deps.config.corsPartnerDomains);
+  installAccessControl(app, {
+    keys: deps.services.keys,
+    store: deps.rateLimitStore,
+    limits: deps.config.rateLimit,
+  });
+
+  templatesRoutes(app, deps.services.templates);
+  usageRoutes(app, deps.services.usage);
+  openapiRoutes(app);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,219 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import { migrate } from '../platform/db/migrate.js';
+import { UUID_PATTERN } from '../platform/ids.js';
+import { readDesignFile } from './design-file.js';
+import { createDemo, demoLines } from './demo.js';
+import { CliError, print, type Io } from './output.js';
+import { serve } from './serve.js';
+import { previewTemplate } from './preview.js';
+
+export interface CommandContext {
+  config: Config;
+  io: Io;
+  json: boolean;
+  values: Record<string, string | boolean | undefined>;
+  args: string[];
+  deps?: Deps;
+}
+
+export interface Command {
+  path: string[];
+  usage: string;
+  positionals: string[];
+  options?: ParseArgsConfig['options'];
+  needsDb?: boolean;
+  run(ctx: CommandContext): Promise<number | void>;
+}
+
+const uuid = new RegExp(UUID_PATTERN);
+function id(value: string | undefined, what: string): string {
+  if (!value || !uuid.test(value)) throw new CliError(`${what} must be a UUID, got "${value ?? ''}"`, 2);
+  return value.toLowerCase();
+}
+
+function required(ctx: CommandContext, name: string): string {
+  const v = ctx.values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new CliError(`--${name} is required`, 2);
+  return v;
+}
+
+function date(value: string | boolean | undefined, name: string): Date | undefined {
+  if (typeof value !== 'string') return undefined;
+  const d = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
+    throw new CliError(`--${name} must be an ISO 8601 date or timestamp, got "${value}"`, 2);
+  }
+  return d;
+}
+
+const deps = (ctx: CommandContext) => ctx.deps!;
+
+export const commands: Command[] = [
+  {
+    path: ['serve'],
+    usage: 'serve [--no-worker]',
+    positionals: [],
+    options: { 'no-worker': { type: 'boolean' } },
+    run: (ctx) => serve(deps(ctx), { worker: ctx.values['no-worker'] !== true, io: ctx.io, json: ctx.json }),
+  },
+  {
+    path: ['worker'],
+    usage: 'worker',
+    positionals: [],
+    run: (ctx) => serve(deps(ctx), { worker: true, http: false, io: ctx.io, json: ctx.json }),
+  },
+  {
+    path: ['migrate'],
+    usage: 'migrate',
+    positionals: [],
+    async run(ctx) {
+      // createDeps has applied pending migrations already; this reports the state.
+      const applied = await migrate(deps(ctx).db);
+      const { rows } = await deps(ctx).db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+      const names = rows.map((r) => r.name);
+      print(ctx.io, ctx.json, { applied, migrations: names }, [`Database is up to date (${names.length} migrations: ${names.join(', ')})`]);
+    },
+  },
+  {
+    path: ['account', 'create'],
+    usage: 'account create --name NAME --plan PLAN [--monthly-limit N]',
+    positionals: [],
+    options: { name: { type: 'string' }, plan: { type: 'string' }, 'monthly-limit': { type: 'string' } },
+    async run(ctx) {
+      const raw = ctx.values['monthly-limit'];
+      if (raw !== undefined && !/^\d+$/.test(String(raw))) {
+        throw new CliError(`--monthly-limit must be a whole number >= 0, got "${String(raw)}"`, 2);
+      }
+      const account = await deps(ctx).services.accounts.create({
+        name: required(ctx, 'name'),
+        plan: required(ctx, 'plan'),
+        monthlyLimit: raw === undefined ? null : Number(raw),
+      });
+      print(ctx.io, ctx.json, account, [`Created account ${account.name} (${account.plan}): ${account.id}`]);
+    },
+  },
+  {
+    path: ['account', 'set-plan'],
+    usage: 'account set-plan ACCOUNT_ID PLAN',
+    positionals: ['ACCOUNT_ID', 'PLAN'],
+    async run(ctx) {
+      const account = await deps(ctx).services.accounts.setPlan(id(ctx.args[0], 'ACCOUNT_ID'), ctx.args[1]!);
+      print(ctx.io, ctx.json, account, [`Account ${account.id} is now on ${account.plan}`]);
+    },
+  },
+  {
+    path: ['contract', 'create'],
+    usage: 'contract create ACCOUNT_ID [--starts ISO] [--ends ISO] [--no-email]',
+    positionals: ['ACCOUNT_ID'],
+    options: { starts: { type: 'string' }, ends: { type: 'string' }, 'no-email': { type: 'boolean' } },
+    async run(ctx) {
+      const contract = await deps(ctx).services.contracts.create({
+        accountId: id(ctx.args[0], 'ACCOUNT_ID'),
+        startsAt: date(ctx.values.starts, 'starts'),
+        endsAt: date(ctx.values.ends, 'ends') ?? null,
+        emailDelivery: ctx.values['no-email'] !== true,
+      });
+      print(ctx.io, ctx.json, contract, [
+        `Created partner contract ${contract.id} for account ${contract.accountId}`,
+        `  from ${contract.startsAt} until ${contract.endsAt ?? 'further notice'}, email delivery ${contract.emailDelivery ? 'on' : 'off'}`,
+      ]);
+    },
+  },
+  {
+    path: ['contract', 'end'],
+    usage: 'contract end CONTRACT_ID',
+    positionals: ['CONTRACT_ID'],
+    async run(ctx) {
+      const contract = await deps(ctx).services.contracts.end(id(ctx.args[0], 'CONTRACT_ID'));
+      print(ctx.io, ctx.json, contract, [`Ended contract ${contract.id} at ${contract.endsAt}`]);
+    },
+  },
+  {
+    path: ['key', 'create'],
+    usage: 'key create ACCOUNT_ID [--name NAME] [--scopes a,b,c]',
+    positionals: ['ACCOUNT_ID'],
+    options: { name: { type: 'string' }, scopes: { type: 'string' } },
+    async run(ctx) {
+      const scopes = typeof ctx.values.scopes === 'string' ? ctx.values.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const key = await deps(ctx).services.keys.create(id(ctx.args[0], 'ACCOUNT_ID'), {
+        name: typeof ctx.values.name === 'string' ? ctx.values.name : undefined,
+        scopes,
+      });
+      print(ctx.io, ctx.json, key, [
+        `Created key ${key.id} (${key.scopes.join(', ')})`,
+        `Key (shown only now, store it safely): ${key.key}`,
+      ]);
+    },
+  },
+  {
+    path: ['key', 'list'],
+    usage: 'key list ACCOUNT_ID',
+    positionals: ['ACCOUNT_ID'],
+    async run(ctx) {
+      const keys = await deps(ctx).services.keys.list(id(ctx.args[0], 'ACCOUNT_ID'));
+      print(
+        ctx.io,
+        ctx.json,
+        { data: keys },
+        keys.length === 0
+          ? ['No keys']
+          : keys.map(
+              (k) =>
+                `${k.id}  ${k.prefix}…  ${k.name ?? '-'}  [${k.scopes.join(',')}]  ${k.revokedAt ? `revoked ${k.revokedAt}` : `last used ${k.lastUsedAt ?? 'never'}`}`,
+            ),
+      );
+    },
+  },
+  {
+    path: ['key', 'revoke'],
+    usage: 'key revoke KEY_ID',
+    positionals: ['KEY_ID'],
+    async run(ctx) {
+      const key = await deps(ctx).services.keys.revoke(id(ctx.args[0], 'KEY_ID'));
+      print(ctx.io, ctx.json, key, [`Revoked key ${key.id} (${key.prefix}…) at ${key.revokedAt}`]);
+    },
+  },
+  {
+    path: ['template', 'create'],
+    usage: 'template create ACCOUNT_ID --file DESIGN.json',
+    positionals: ['ACCOUNT_ID'],
+    options: { file: { type: 'string' } },
+    async run(ctx) {
+      const accountId = id(ctx.args[0], 'ACCOUNT_ID');
+      const design = await readDesignFile(required(ctx, 'file'));
+      const template = await deps(ctx).services.templates.create(accountId, design);
+      print(ctx.io, ctx.json, template, [`Created template ${template.name}: ${template.id}`]);
+    },
+  },
+  {
+    path: ['template', 'archive'],
+    usage: 'template archive TEMPLATE_ID',
+    positionals: ['TEMPLATE_ID'],
+    async run(ctx) {
+      const template = await deps(ctx).services.templates.archive(id(ctx.args[0], 'TEMPLATE_ID'));
+      print(ctx.io, ctx.json, { ...template, status: 'archived' }, [`Archived template ${template.id}`]);
+    },
+  },
+  {
+    path: ['template', 'preview'],
+    usage: 'template preview --file DESIGN.json --out FILE.pdf',
+    positionals: [],
+    options: { file: { type: 'string' }, out: { type: 'string' } },
+    needsDb: false,
+    async run(ctx) {
+      const result = await previewTemplate(required(ctx, 'file'), required(ctx, 'out'), ctx.config);
+      print(ctx.io, ctx.json, result, [`Wrote ${result.out} (${result.bytes} bytes, sha256 ${result.sha256})`]);
+    },
+  },
+  {
+    path: ['demo'],
+    usage: 'demo',
+    positionals: [],
+    async run(ctx) {
+      const demo = await createDemo(deps(ctx));
+      print(ctx.io, ctx.json, { id: demo.account.id, ...demo }, demoLines(demo));
+    },
+  },
+];

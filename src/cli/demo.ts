@@ -1,0 +1,57 @@
+import type { Deps } from '../deps.js';
+import { countAccounts } from '../modules/accounts/accounts.repository.js';
+import { readDesignFile } from './design-file.js';
+import { CliError } from './output.js';
+
+export const DEMO_DESIGN = new URL('../../../examples/designs/course-completion.json', import.meta.url);
+
+export interface DemoResult {
+  account: { id: string; name: string; plan: string };
+  key: string;
+  keyId: string;
+  template: { id: string; name: string };
+  certificate?: { id: string; uniqueCode: string; verificationUrl: string };
+  curl: string[];
+}
+
+// A Business account, a key, the course-completion template and (when issuing exists) a sample
+// certificate, on an empty database; prints the curl commands to try.
+export async function createDemo(deps: Deps): Promise<DemoResult> {
+  if ((await countAccounts(deps.db)) > 0) {
+    throw new CliError('the database already has accounts: demo only runs on an empty database');
+  }
+  const { services, config } = deps;
+  const account = await services.accounts.create({ name: 'Demo Academy', plan: 'Business' });
+  const key = await services.keys.create(account.id, { name: 'demo' });
+  const template = await services.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));
+  const base = config.publicBaseUrl;
+  const auth = `-H "Authorization: Bearer ${key.key}"`;
+  const curl = [
+    `curl ${auth} ${base}/api/v1/templates`,
+    `curl ${auth} ${base}/api/v1/usage`,
+    `curl ${auth} -H "Content-Type: application/json" -d '{"templateId":"${template.id}","recipient":{"name":"Zoë Ångström","email":"zoe@example.com","data":{"course":"Safe Lifting","hours":12}}}' ${base}/api/v1/certificates`,
+    `curl ${auth} "${base}/api/v1/certificates?status=Issued&page=1&perPage=100"`,
+    `curl ${base}/api/v1/openapi.json`,
+  ];
+  return {
+    account: { id: account.id, name: account.name, plan: account.plan },
+    key: key.key,
+    keyId: key.id,
+    template: { id: template.id, name: template.name },
+    curl,
+  };
+}
+
+export function demoLines(demo: DemoResult): string[] {
+  return [
+    `Demo account: ${demo.account.name} (${demo.account.plan}) ${demo.account.id}`,
+    `API key (shown only now, keep it): ${demo.key}`,
+    `Template: ${demo.template.name} ${demo.template.id}`,
+    ...(demo.certificate
+      ? [`Sample certificate: ${demo.certificate.id}, verify it at ${demo.certificate.verificationUrl}`]
+      : []),
+    '',
+    'Try:',
+    ...demo.curl.map((c) => `  ${c}`),
+  ];
+}

@@ -1,0 +1,115 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { createDeps, createLogger, type Deps } from '../deps.js';
+import { AppError } from '../platform/errors.js';
+import { commands, type Command } from './commands.js';
+import { CliError, type Io } from './output.js';
+
+const HELP = `certsvc: the certificate issuing service
+
+Usage: certsvc <command> [options]   (every command accepts --json)
+
+  serve [--no-worker]                       run the HTTP server (and the email worker)
+  worker                                    run the email worker alone
+  migrate                                   apply database migrations
+  account create --name NAME --plan PLAN [--monthly-limit N]
+  account set-plan ACCOUNT_ID PLAN
+  contract create ACCOUNT_ID [--starts ISO] [--ends ISO] [--no-email]
+  contract end CONTRACT_ID
+  key create ACCOUNT_ID [--name NAME] [--scopes a,b,c]
+  key list ACCOUNT_ID
+  key revoke KEY_ID
+  template create ACCOUNT_ID --file DESIGN.json
+  template archive TEMPLATE_ID
+  template preview --file DESIGN.json --out FILE.pdf
+  demo                                      sample account, key, template on an empty database
+
+Configuration comes from the environment: see README.md.`;
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length]![b.length]!;
+}
+
+function suggest(input: string, options: string[]): string {
+  const best = options.map((o) => ({ o, d: distance(input, o) })).sort((x, y) => x.d - y.d)[0];
+  return best && best.d <= 2 ? ` Did you mean "${best.o}"?` : '';
+}
+
+function findCommand(argv: string[]): { command: Command; rest: string[] } {
+  const [first, second] = argv;
+  const tops = [...new Set(commands.map((c) => c.path[0]!))];
+  if (!first || first.startsWith('-')) throw new CliError(`a command is required.\n\n${HELP}`, 2);
+  if (!tops.includes(first)) throw new CliError(`unknown command "${first}".${suggest(first, tops)} Run certsvc --help.`, 2);
+  const group = commands.filter((c) => c.path[0] === first);
+  const single = group.find((c) => c.path.length === 1);
+  if (single) return { command: single, rest: argv.slice(1) };
+  const subs = group.map((c) => c.path[1]!);
+  if (!second || second.startsWith('-')) throw new CliError(`"${first}" needs a subcommand: ${subs.join(', ')}`, 2);
+  const command = group.find((c) => c.path[1] === second);
+  if (!command) throw new CliError(`unknown command "${first} ${second}".${suggest(second, subs)} Known: ${subs.join(', ')}`, 2);
+  return { command, rest: argv.slice(2) };
+}
+
+export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.out(HELP);
+    return argv.length === 0 ? 2 : 0;
+  }
+  let deps: Deps | undefined;
+  try {
+    const { command, rest } = findCommand(argv);
+    const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...command.options } as ParseArgsConfig['options'];
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    } catch (err) {
+      throw new CliError(`${(err as Error).message.replace(/\. To specify a positional.*$/s, '')}\nUsage: certsvc ${command.usage}`, 2);
+    }
+    const values = parsed.values as Record<string, string | boolean | undefined>;
+    if (values.help) {
+      io.out(`Usage: certsvc ${command.usage}`);
+      return 0;
+    }
+    if (parsed.positionals.length !== command.positionals.length) {
+      const missing = command.positionals.slice(parsed.positionals.length);
+      throw new CliError(
+        missing.length > 0
+          ? `missing ${missing.join(' ')}\nUsage: certsvc ${command.usage}`
+          : `unexpected argument "${parsed.positionals[command.positionals.length]}"\nUsage: certsvc ${command.usage}`,
+        2,
+      );
+    }
+    const config = loadConfig();
+    const json = values.json === true;
+    if (command.needsDb === false) {
+      return (await command.run({ config, io, json, values, args: parsed.positionals })) ?? 0;
+    }
+    deps = await createDeps(config, { logger: createLogger({ ...config, logLevel: command.path[0] === 'serve' || command.path[0] === 'worker' ? config.logLevel : 'warn' }) });
+    return (await command.run({ config, io, json, values, args: parsed.positionals, deps })) ?? 0;
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`certsvc: ${err.message}`);
+      return err.exitCode;
+    }
+    if (err instanceof AppError || err instanceof ConfigError) {
+      io.err(`certsvc: ${err.message}`);
+      return 1;
+    }
+    io.err(`certsvc: ${(err as Error).stack ?? String(err)}`);
+    return 1;
+  } finally {
+    await deps?.close().catch(() => undefined);
+  }
+}
+
+function defaultIo(): Io {
+  return {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(`${t}\n`),
+  };
+}

@@ -1,0 +1,20 @@
+// Output of CLI commands: one JSON object with --json, readable lines otherwise.
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  readStdin?: () => Promise<string>;
+}
+
+export function print(io: Io, json: boolean, value: object, lines: string[]) {
+  if (json) io.out(JSON.stringify(value));
+  else io.out(lines.join('\n'));
+}

@@ -1,0 +1,38 @@
+import { createApp } from '../app.js';
+import type { Deps } from '../deps.js';
+import { countAccounts } from '../modules/accounts/accounts.repository.js';
+import { createDemo, demoLines } from './demo.js';
+import type { Io } from './output.js';
+
+// Runs until SIGINT/SIGTERM: the HTTP server and/or the email worker, then closes cleanly.
+export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean; io: Io; json: boolean }) {
+  const { config, logger } = deps;
+  const stops: (() => Promise<void>)[] = [];
+
+  if (opts.http !== false) {
+    if ((await countAccounts(deps.db)) === 0) {
+      const demo = await createDemo(deps);
+      opts.io.out(['', 'First start: created a demo account.', ...demoLines(demo), ''].join('\n'));
+    }
+    const app = await createApp(deps);
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info({ port, host: config.host }, 'listening');
+    opts.io.out(`certsvc listening on http://${config.host}:${port} (public base URL ${config.publicBaseUrl})`);
+    stops.push(() => app.close());
+  }
+  if (opts.worker) {
+    const worker = deps.services.startEmailWorker?.();
+    if (worker) stops.push(() => worker.stop());
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  logger.info('shutting down');
+  for (const s of stops.reverse()) await s().catch((err) => logger.error({ err }, 'error while stopping'));
+  return 0;
+}

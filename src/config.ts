@@ -1,0 +1,114 @@
+import path from 'node:path';
+
+// The one module that reads process.env. Everything else receives a Config.
+
+export interface PlanDefinition {
+  name: string;
+  apiAccess: boolean;
+  emailDelivery: boolean;
+  monthlyLimit: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  corsPartnerDomains: string[];
+  trustProxy: boolean;
+  rateLimit: { max: number; windowS: number };
+  logLevel: string;
+  plans: PlanDefinition[];
+}
+
+export const DEFAULT_PLANS: PlanDefinition[] = [
+  { name: 'Free', apiAccess: false, emailDelivery: false, monthlyLimit: 50 },
+  { name: 'Pro', apiAccess: false, emailDelivery: false, monthlyLimit: 500 },
+  { name: 'Business', apiAccess: true, emailDelivery: true, monthlyLimit: 2000 },
+];
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function parsePlans(raw: string | undefined): PlanDefinition[] {
+  if (!raw) return DEFAULT_PLANS;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('PLANS_JSON is not valid JSON');
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError('PLANS_JSON must be a non-empty array');
+  return parsed.map((p: Record<string, unknown>, i) => {
+    if (
+      typeof p?.name !== 'string' ||
+      typeof p.apiAccess !== 'boolean' ||
+      typeof p.emailDelivery !== 'boolean' ||
+      !Number.isInteger(p.monthlyLimit) ||
+      (p.monthlyLimit as number) < 0
+    ) {
+      throw new ConfigError(`PLANS_JSON[${i}] needs name, apiAccess, emailDelivery and a monthlyLimit >= 0`);
+    }
+    return { name: p.name, apiAccess: p.apiAccess, emailDelivery: p.emailDelivery, monthlyLimit: p.monthlyLimit as number };
+  });
+}
+
+function parseDomains(raw: string | undefined): string[] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((d) => d.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((d) => d.length > 0)
+    .map((d) => {
+      if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(d)) {
+        throw new ConfigError(`CORS_PARTNER_DOMAINS: "${d}" is not a domain name`);
+      }
+      return d;
+    });
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicBaseUrl = (optional(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicBaseUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL is not a URL: "${publicBaseUrl}"`);
+  }
+  const trustProxy = optional(env, 'TRUST_PROXY');
+  return {
+    port,
+    host: optional(env, 'HOST') ?? '127.0.0.1',
+    publicBaseUrl,
+    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    redisUrl: optional(env, 'REDIS_URL'),
+    smtpUrl: optional(env, 'SMTP_URL'),
+    mailFrom: optional(env, 'MAIL_FROM') ?? 'certsvc <certificates@localhost>',
+    corsPartnerDomains: parseDomains(env.CORS_PARTNER_DOMAINS),
+    trustProxy: trustProxy !== undefined && !['0', 'false', 'no'].includes(trustProxy.toLowerCase()),
+    rateLimit: {
+      max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
+      windowS: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    },
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    plans: parsePlans(optional(env, 'PLANS_JSON')),
+  };
+}

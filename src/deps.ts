@@ -1,0 +1,61 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { createDb, type Db } from './platform/db/db.js';
+import { startEmbeddedPostgres } from './platform/db/embedded.js';
+import { migrate } from './platform/db/migrate.js';
+import { createMemoryStore } from './platform/rate-limit/memory.store.js';
+import { createRedisStore } from './platform/rate-limit/redis.store.js';
+import type { RateLimitStore } from './platform/rate-limit/rate-limit.store.js';
+import { upsertPlans } from './modules/accounts/accounts.repository.js';
+import { createServices, type Services } from './services.js';
+
+export interface Deps {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  rateLimitStore: RateLimitStore;
+  services: Services;
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Config, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.key'], censor: '[redacted]' },
+    },
+    destination,
+  );
+}
+
+// The composition root: every process (server, worker, CLI, tests, benchmarks) builds its
+// dependencies here from a validated Config.
+export async function createDeps(config: Config, opts: { logger?: Logger; now?: () => Date } = {}): Promise<Deps> {
+  const logger = opts.logger ?? createLogger(config);
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
+  const db = createDb(config.databaseUrl ?? embedded!.url);
+  try {
+    await migrate(db);
+    await upsertPlans(db, config.plans);
+  } catch (err) {
+    await db.close();
+    await embedded?.release();
+    throw err;
+  }
+  const rateLimitStore = config.redisUrl ? createRedisStore(config.redisUrl) : createMemoryStore();
+  const now = opts.now ?? (() => new Date());
+  const services = createServices({ config, db, logger, now });
+  return {
+    config,
+    logger,
+    db,
+    rateLimitStore,
+    services,
+    async close() {
+      await services.close();
+      await rateLimitStore.close();
+      await db.close();
+      await embedded?.release();
+    },
+  };
+}

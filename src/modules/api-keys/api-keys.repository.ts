@@ -1,0 +1,80 @@
+import type { Queryable } from '../../platform/db/db.js';
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface PrincipalRow {
+  key_id: string;
+  account_id: string;
+  scopes: string[];
+  plan: string;
+  api_access: boolean;
+  plan_email_delivery: boolean;
+  monthly_limit: number;
+  contract_id: string | null;
+  contract_email_delivery: boolean | null;
+}
+
+const COLUMNS = 'id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at';
+
+export async function insertKey(
+  db: Queryable,
+  key: { id: string; accountId: string; name: string | null; prefix: string; hash: Buffer; scopes: string[] },
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING ${COLUMNS}`,
+    [key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes],
+  );
+  return rows[0]!;
+}
+
+export async function listKeys(db: Queryable, accountId: string): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id DESC`,
+    [accountId],
+  );
+  return rows;
+}
+
+export async function revokeKey(db: Queryable, keyId: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
+    [keyId],
+  );
+  return rows[0];
+}
+
+// One round trip per request: finds the unrevoked key by its digest, stamps last_used_at and reads
+// what entitlement needs (plan, active partner contract), so that a plan change, a contract end or
+// a revocation takes effect on the very next request on every instance.
+export async function authenticateKey(db: Queryable, hash: Buffer, now: Date): Promise<PrincipalRow | undefined> {
+  const { rows } = await db.query<PrincipalRow>(
+    `WITH k AS (
+       UPDATE api_keys SET last_used_at = $2 WHERE key_hash = $1 AND revoked_at IS NULL
+       RETURNING id, account_id, scopes
+     )
+     SELECT k.id AS key_id, k.account_id, k.scopes, a.plan, p.api_access,
+            p.email_delivery AS plan_email_delivery,
+            COALESCE(a.monthly_limit, p.monthly_limit) AS monthly_limit,
+            c.id AS contract_id, c.email_delivery AS contract_email_delivery
+       FROM k
+       JOIN accounts a ON a.id = k.account_id
+       JOIN plans p ON p.name = a.plan
+       LEFT JOIN LATERAL (
+         SELECT id, email_delivery FROM contracts
+          WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
+          ORDER BY starts_at DESC LIMIT 1
+       ) c ON true`,
+    [hash, now],
+  );
+  return rows[0];
+}

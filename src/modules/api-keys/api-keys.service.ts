@@ -1,0 +1,104 @@
+import type { Db } from '../../platform/db/db.js';
+import { NotFoundError, ValidationError } from '../../platform/errors.js';
+import { uuidv7 } from '../../platform/ids.js';
+import { findAccount } from '../accounts/accounts.repository.js';
+import * as repo from './api-keys.repository.js';
+import { displayPrefix, generateKey, hashKey, isWellFormedKey, SCOPES, type Scope } from './key-format.js';
+
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  scopes: string[];
+  plan: string;
+  entitled: boolean;
+  partner: boolean;
+  emailDelivery: boolean;
+  monthlyLimit: number | null;
+}
+
+export interface ApiKeyView {
+  id: string;
+  accountId: string;
+  name: string | null;
+  prefix: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+function view(row: repo.ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export function parseScopes(input: string[] | undefined): Scope[] {
+  if (!input || input.length === 0) return [...SCOPES];
+  const unknown = input.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      [{ path: ['scopes'], message: `unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}` }],
+      `Unknown scope: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`,
+    );
+  }
+  return [...new Set(input)] as Scope[];
+}
+
+export function createApiKeysService(deps: { db: Db; now: () => Date }) {
+  const { db } = deps;
+  return {
+    async create(accountId: string, opts: { name?: string; scopes?: string[] } = {}) {
+      const scopes = parseScopes(opts.scopes);
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
+      const key = generateKey();
+      const row = await repo.insertKey(db, {
+        id: uuidv7(),
+        accountId,
+        name: opts.name ?? null,
+        prefix: displayPrefix(key),
+        hash: hashKey(key),
+        scopes,
+      });
+      return { ...view(row), key };
+    },
+
+    async list(accountId: string): Promise<ApiKeyView[]> {
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
+      return (await repo.listKeys(db, accountId)).map(view);
+    },
+
+    async revoke(keyId: string): Promise<ApiKeyView> {
+      const row = await repo.revokeKey(db, keyId);
+      if (!row) throw new NotFoundError('API key');
+      return view(row);
+    },
+
+    // undefined for a malformed token (no lookup at all), an unknown or a revoked key.
+    async authenticate(token: string): Promise<Principal | undefined> {
+      if (!isWellFormedKey(token)) return undefined;
+      const row = await repo.authenticateKey(db, hashKey(token), deps.now());
+      if (!row) return undefined;
+      const partner = row.contract_id !== null;
+      return {
+        keyId: row.key_id,
+        accountId: row.account_id,
+        scopes: row.scopes,
+        plan: row.plan,
+        entitled: row.api_access || partner,
+        partner,
+        emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
+        monthlyLimit: partner ? null : row.monthly_limit,
+      };
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -1,0 +1,110 @@
+import { Type, type Static } from 'typebox';
+
+// The design file format: see docs/design-format.md. Coordinates are PDF points (1/72 inch),
+// measured from the top-left corner of the page.
+
+const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colour, e.g. #1F2937' });
+// Images are stored inline as data URLs (PNG or JPEG); the CLI inlines files named in the design.
+const ImageSource = Type.String({
+  pattern: '^data:image/(png|jpeg);base64,[A-Za-z0-9+/=]+$',
+  maxLength: 4 * 1024 * 1024,
+  description: 'data:image/png;base64,... or data:image/jpeg;base64,... (a relative file path in a design file is inlined by the CLI)',
+});
+
+export const FontName = Type.Union(
+  [Type.Literal('sans'), Type.Literal('sans-bold'), Type.Literal('serif'), Type.Literal('serif-bold')],
+  { description: 'Bundled DejaVu fonts (Latin, Greek, Cyrillic)' },
+);
+
+export const TextElement = Type.Object(
+  {
+    type: Type.Literal('text'),
+    text: Type.String({ minLength: 1, maxLength: 2000, description: 'Text with {{placeholders}}' }),
+    x: Type.Number({ minimum: 0 }),
+    y: Type.Number({ minimum: 0 }),
+    width: Type.Number({ exclusiveMinimum: 0 }),
+    size: Type.Optional(Type.Number({ minimum: 4, maximum: 200, default: 14 })),
+    minSize: Type.Optional(Type.Number({ minimum: 4, maximum: 200, description: 'Smallest size when shrinking to fit' })),
+    font: Type.Optional(FontName),
+    color: Type.Optional(Color),
+    align: Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('center'), Type.Literal('right')])),
+  },
+  { additionalProperties: false },
+);
+
+export const ImageElement = Type.Object(
+  {
+    type: Type.Literal('image'),
+    src: ImageSource,
+    x: Type.Number({ minimum: 0 }),
+    y: Type.Number({ minimum: 0 }),
+    width: Type.Number({ exclusiveMinimum: 0 }),
+    height: Type.Number({ exclusiveMinimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const QrElement = Type.Object(
+  {
+    type: Type.Literal('qr'),
+    x: Type.Number({ minimum: 0 }),
+    y: Type.Number({ minimum: 0 }),
+    size: Type.Number({ minimum: 36, maximum: 600 }),
+    color: Type.Optional(Color),
+    background: Type.Optional(Color),
+  },
+  { additionalProperties: false, description: 'QR code of the certificate verification URL' },
+);
+
+export const RectElement = Type.Object(
+  {
+    type: Type.Literal('rect'),
+    x: Type.Number({ minimum: 0 }),
+    y: Type.Number({ minimum: 0 }),
+    width: Type.Number({ exclusiveMinimum: 0 }),
+    height: Type.Number({ exclusiveMinimum: 0 }),
+    fill: Type.Optional(Color),
+    stroke: Type.Optional(Color),
+    strokeWidth: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 1 })),
+  },
+  { additionalProperties: false, description: 'Filled and/or outlined rectangle (borders, bands)' },
+);
+
+export const TemplateField = Type.Object(
+  {
+    key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' }),
+    label: Type.String({ minLength: 1, maxLength: 200 }),
+    required: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const Design = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    fields: Type.Array(TemplateField, { maxItems: 50 }),
+    page: Type.Object(
+      {
+        width: Type.Number({ minimum: 72, maximum: 5000 }),
+        height: Type.Number({ minimum: 72, maximum: 5000 }),
+      },
+      { additionalProperties: false, description: 'Page size in points, e.g. A4 landscape is 842 x 595' },
+    ),
+    background: Type.Optional(
+      Type.Object(
+        { color: Type.Optional(Color), image: Type.Optional(ImageSource) },
+        { additionalProperties: false },
+      ),
+    ),
+    elements: Type.Array(Type.Union([TextElement, ImageElement, QrElement, RectElement]), { maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+
+export type Design = Static<typeof Design>;
+export type TextElement = Static<typeof TextElement>;
+export type ImageElement = Static<typeof ImageElement>;
+export type QrElement = Static<typeof QrElement>;
+export type RectElement = Static<typeof RectElement>;
+export type TemplateField = Static<typeof TemplateField>;

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { sendCacheable } from '../../platform/http/etag.js';
+import {
+  AUTH_ERRORS,
+  dataOf,
+  errorResponses,
+  IdParams,
+  pageOf,
+  PageQuery,
+  Timestamp,
+  withRateHeaders,
+} from '../../platform/http/schemas.js';
+import type { TemplatesService } from './templates.service.js';
+
+export const Template = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    fields: Type.Array(
+      Type.Object({
+        key: Type.String({ description: 'Key of recipient.data that the design uses' }),
+        label: Type.String(),
+        required: Type.Boolean({ description: 'A missing required key is a 422 at ["recipient","data",key]' }),
+      }),
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Template', title: 'Template' },
+);
+
+const cacheHeaders = {
+  ETag: Type.String({ description: 'Send it back in If-None-Match to get a 304' }),
+  'Cache-Control': Type.String({ description: 'private, max-age=60' }),
+};
+
+export function templatesRoutes(app: FastifyInstance, templates: TemplatesService) {
+  app.get(
+    '/api/v1/templates',
+    {
+      config: { access: { kind: 'key', scope: 'templates:read' } },
+      schema: {
+        operationId: 'listTemplates',
+        tags: ['Templates'],
+        summary: 'List active templates',
+        description: 'Newest first. Archived templates are never listed. Supports ETag / If-None-Match.',
+        security: [{ bearerAuth: [] }],
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: withRateHeaders(pageOf(Type.Ref('Template')), 'A page of templates', cacheHeaders),
+          304: withRateHeaders(Type.Null(), 'Not modified', cacheHeaders),
+          ...errorResponses(...AUTH_ERRORS, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as { page?: number; perPage?: number };
+      return sendCacheable(request, reply, await templates.list(request.principal!.accountId, q));
+    },
+  );
+
+  app.get(
+    '/api/v1/templates/:id',
+    {
+      config: { access: { kind: 'key', scope: 'templates:read' } },
+      schema: {
+        operationId: 'getTemplate',
+        tags: ['Templates'],
+        summary: 'Read one active template',
+        security: [{ bearerAuth: [] }],
+        params: IdParams,
+        response: {
+          200: withRateHeaders(dataOf(Type.Ref('Template')), 'The template', cacheHeaders),
+          304: withRateHeaders(Type.Null(), 'Not modified', cacheHeaders),
+          ...errorResponses(...AUTH_ERRORS, 404, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      return sendCacheable(request, reply, { data: await templates.get(request.principal!.accountId, id) });
+    },
+  );
+}

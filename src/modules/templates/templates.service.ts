@@ -1,0 +1,80 @@
+import type { Db } from '../../platform/db/db.js';
+import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
+import { uuidv7 } from '../../platform/ids.js';
+import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
+import { toIssues, compileBodyValidator } from '../../platform/http/validation.js';
+import { findAccount } from '../accounts/accounts.repository.js';
+import { Design } from './design.schema.js';
+import * as repo from './templates.repository.js';
+
+export interface TemplateView {
+  id: string;
+  name: string;
+  description: string | null;
+  fields: { key: string; label: string; required: boolean }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function templateView(row: repo.TemplateRow): TemplateView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    fields: row.fields,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const validateDesign = compileBodyValidator(Design);
+
+// Checks a design beyond its schema (placeholders, images, layout); supplied by the PDF renderer.
+export type DesignChecker = (design: Design) => Issue[];
+
+export function parseDesign(input: unknown, check?: DesignChecker): Design {
+  if (!validateDesign(input)) {
+    const issues = toIssues(validateDesign.errors ?? []);
+    throw new ValidationError(issues, `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+  }
+  const design = input as Design;
+  const keys = design.fields.map((f) => f.key);
+  const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
+  const issues: Issue[] = duplicate ? [{ path: ['fields'], message: `duplicate field key "${duplicate}"` }] : [];
+  issues.push(...(check?.(design) ?? []));
+  if (issues.length > 0) {
+    throw new ValidationError(issues, `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+  }
+  return design;
+}
+
+export function createTemplatesService(deps: { db: Db; checkDesign?: DesignChecker }) {
+  const { db } = deps;
+  return {
+    async list(accountId: string, input: PageInput) {
+      const page = toPage(input);
+      const { rows, total } = await repo.listActive(db, accountId, page);
+      return paginated(rows.map(templateView), page, total);
+    },
+
+    async get(accountId: string, id: string): Promise<TemplateView> {
+      const row = await repo.findActive(db, accountId, id);
+      if (!row) throw new NotFoundError('Template');
+      return templateView(row);
+    },
+
+    async create(accountId: string, designInput: unknown): Promise<TemplateView> {
+      const design = parseDesign(designInput, deps.checkDesign);
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
+      return templateView(await repo.insertTemplate(db, { id: uuidv7(), accountId, design }));
+    },
+
+    async archive(id: string): Promise<TemplateView> {
+      const row = await repo.archiveTemplate(db, id);
+      if (!row) throw new NotFoundError('Template');
+      return templateView(row);
+    },
+  };
+}
+
+export type TemplatesService = ReturnType<typeof createTemplatesService>;

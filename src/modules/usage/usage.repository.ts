@@ -1,0 +1,37 @@
+import type { Queryable } from '../../platform/db/db.js';
+
+export async function usedInPeriod(db: Queryable, accountId: string, period: string): Promise<number> {
+  const { rows } = await db.query<{ used: number }>(
+    'SELECT used FROM usage_periods WHERE account_id = $1 AND period_start = $2',
+    [accountId, period],
+  );
+  return rows[0]?.used ?? 0;
+}
+
+// Reserves up to `wanted` certificates of the period under a row lock, inside the caller's
+// transaction: concurrent issuers on any instance queue on the lock, so the quota is never
+// exceeded. `limit` null means unlimited (partner contract). Returns how many were granted.
+export async function reserve(
+  tx: Queryable,
+  input: { accountId: string; period: string; wanted: number; limit: number | null },
+): Promise<{ granted: number; usedBefore: number }> {
+  await tx.query(
+    'INSERT INTO usage_periods (account_id, period_start) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [input.accountId, input.period],
+  );
+  const { rows } = await tx.query<{ used: number }>(
+    'SELECT used FROM usage_periods WHERE account_id = $1 AND period_start = $2 FOR UPDATE',
+    [input.accountId, input.period],
+  );
+  const usedBefore = rows[0]!.used;
+  const granted =
+    input.limit === null ? input.wanted : Math.max(0, Math.min(input.wanted, input.limit - usedBefore));
+  if (granted > 0) {
+    // quota is recorded with the grant so that the CHECK (used <= quota) backs the rule up.
+    await tx.query(
+      'UPDATE usage_periods SET used = used + $3, quota = $4 WHERE account_id = $1 AND period_start = $2',
+      [input.accountId, input.period, granted, input.limit],
+    );
+  }
+  return { granted, usedBefore };
+}

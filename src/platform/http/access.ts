@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimitDecision, RateLimitStore } from '../rate-limit/rate-limit.store.js';
+import type { ApiKeysService, Principal } from '../../modules/api-keys/api-keys.service.js';
+import { sendError } from './error-handler.js';
+
+// Who may call a route, and which limiter bucket the call uses (decisions 10 and 13).
+export type Access =
+  | { kind: 'key'; scope: string } // Authorization: Bearer key; key bucket
+  | { kind: 'verify' } // public; per-IP verify bucket
+  | { kind: 'anonymous' } // public; per-IP anonymous bucket
+  | { kind: 'none' }; // preflight: no limiter
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export interface Limits {
+  max: number;
+  windowS: number;
+}
+
+function setRateHeaders(reply: FastifyReply, d: RateLimitDecision) {
+  reply.header('X-RateLimit-Limit', d.limit);
+  reply.header('X-RateLimit-Remaining', d.remaining);
+  reply.header('X-RateLimit-Reset', d.resetAt);
+}
+
+export function installAccessControl(
+  app: FastifyInstance,
+  deps: { keys: ApiKeysService; store: RateLimitStore; limits: Limits },
+) {
+  const windowMs = deps.limits.windowS * 1000;
+
+  // Counts the request in a bucket and sets the headers; false when refused (429 already sent).
+  async function count(reply: FastifyReply, bucket: string): Promise<boolean> {
+    const decision = await deps.store.consume(bucket, deps.limits.max, windowMs);
+    setRateHeaders(reply, decision);
+    if (decision.allowed) return true;
+    reply.header('Retry-After', Math.max(1, decision.retryAfter));
+    sendError(reply, 429, 'rate_limited', 'Too many requests; retry after the number of seconds in Retry-After');
+    return false;
+  }
+
+  function bearer(request: FastifyRequest): string | undefined {
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    return match?.[1];
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const configured = request.routeOptions.config?.access;
+    const underApi = request.url.startsWith('/api/v1/') || request.url === '/api/v1';
+    if (!configured && !underApi) return;
+    if (request.method === 'OPTIONS' && underApi) return; // preflight, never limited
+    const access: Access | { kind: 'unknown-route' } = configured ?? { kind: 'unknown-route' };
+
+    switch (access.kind) {
+      case 'none':
+        return;
+      case 'verify':
+        if (!(await count(reply, `verify:${request.ip}`))) return reply;
+        return;
+      case 'anonymous':
+        if (!(await count(reply, `anon:${request.ip}`))) return reply;
+        return;
+      case 'unknown-route': {
+        // 404/405 answers: counted on the key when a valid one is given, else on the caller's IP.
+        const token = bearer(request);
+        const principal = token ? await deps.keys.authenticate(token) : undefined;
+        const bucket = principal ? `key:${principal.keyId}` : `anon:${request.ip}`;
+        if (!(await count(reply, bucket))) return reply;
+        return;
+      }
+      case 'key': {
+        if (request.headers.authorization === undefined) {
+          if (!(await count(reply, `anon:${request.ip}`))) return reply;
+          sendError(reply, 401, 'unauthorized', 'The Authorization header is missing; send Authorization: Bearer <API key>');
+          return reply;
+        }
+        const token = bearer(request);
+        const principal = token ? await deps.keys.authenticate(token) : undefined;
+        if (!principal) {
+          if (!(await count(reply, `anon:${request.ip}`))) return reply;
+          sendError(reply, 401, 'invalid_api_key', 'The API key is malformed, unknown or revoked');
+          return reply;
+        }
+        if (!(await count(reply, `key:${principal.keyId}`))) return reply;
+        if (!principal.entitled) {
+          sendError(
+            reply,
+            403,
+            'forbidden',
+            'API access needs the Business plan or an active partner contract',
+          );
+          return reply;
+        }
+        if (!principal.scopes.includes(access.scope)) {
+          sendError(reply, 403, 'insufficient_scope', `This API key lacks the scope ${access.scope}`);
+          return reply;
+        }
+        request.principal = principal;
+        return;
+      }
+    }
+  });
+}

@@ -1,0 +1,80 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { AppError, STATUS_BY_CODE, type Issue } from '../errors.js';
+import { toIssues } from './validation.js';
+
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+) {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ error: details ? { code, message, details } : { code, message } });
+}
+
+function validationReply(reply: FastifyReply, issues: Issue[]) {
+  return sendError(reply, 422, 'validation_error', 'The request is not valid', { issues });
+}
+
+const PARSE_ERRORS = new Set([
+  'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+  'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
+  'FST_ERR_CTP_EMPTY_JSON_BODY',
+  'FST_ERR_CTP_INVALID_JSON_BODY',
+]);
+
+export function installErrorHandling(app: FastifyInstance) {
+  // Every (method, path) pair the app serves, to answer 405 with Allow for a known path.
+  const known = FindMyWay();
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.url.includes('*')) return; // the catch-all preflight route is not a resource
+    let set = methodsByPath.get(route.url);
+    if (!set) {
+      set = new Set();
+      methodsByPath.set(route.url, set);
+      known.on('GET', route.url, () => undefined, { path: route.url });
+    }
+    for (const m of methods) set.add(m);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const match = known.find('GET', path);
+    const pattern = (match?.store as { path?: string } | undefined)?.path;
+    const methods = pattern ? methodsByPath.get(pattern) : undefined;
+    if (methods && !methods.has(request.method)) {
+      const allow = pattern?.startsWith('/api/v1/') ? [...methods, 'OPTIONS'] : [...methods];
+      reply.header('Allow', allow.join(', '));
+      return sendError(reply, 405, 'method_not_allowed', `${request.method} is not allowed on this path`);
+    }
+    return sendError(reply, 404, 'not_found', 'No such endpoint');
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const domain: unknown = error;
+    if (domain instanceof AppError) {
+      return sendError(reply, STATUS_BY_CODE[domain.code] ?? 500, domain.code, domain.message, domain.details);
+    }
+    if (error.validation) {
+      return validationReply(reply, toIssues(error.validation as never));
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, 413, 'payload_too_large', 'The request body is larger than 2 MiB');
+    }
+    if (error.code && PARSE_ERRORS.has(error.code)) {
+      const message =
+        error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'The body must be JSON sent with Content-Type: application/json'
+          : 'The body is not valid JSON';
+      return validationReply(reply, [{ path: [], message }]);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 500, 'internal_error', 'An internal error occurred; it is safe to retry with backoff');
+  });
+}

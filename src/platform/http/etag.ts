@@ -1,0 +1,15 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+// Strong ETag over the serialised payload; a matching If-None-Match answers 304 with no body.
+export function sendCacheable(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  const etag = `"${createHash('sha256').update(JSON.stringify(payload)).digest('base64url').slice(0, 27)}"`;
+  reply.header('ETag', etag);
+  reply.header('Cache-Control', 'private, max-age=60');
+  const inm = request.headers['if-none-match'];
+  if (inm) {
+    const tags = inm.split(',').map((t) => t.trim().replace(/^W\//, ''));
+    if (tags.includes(etag) || tags.includes('*')) return reply.code(304).send();
+  }
+  return reply.send(payload);
+}

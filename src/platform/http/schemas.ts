@@ -1,0 +1,98 @@
+import { Type, type TSchema } from 'typebox';
+import { UUID_PATTERN } from '../ids.js';
+
+// Shared pieces of every route schema: envelopes, pagination, ids, error responses, rate headers.
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Stable machine-readable code; switch on this.' }),
+      message: Type.String({ description: 'Human-readable; do not switch on this.' }),
+      details: Type.Optional(
+        Type.Object(
+          {
+            issues: Type.Optional(
+              Type.Array(
+                Type.Object({
+                  path: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+                  message: Type.String(),
+                }),
+              ),
+            ),
+            remaining: Type.Optional(Type.Integer()),
+            limit: Type.Optional(Type.Integer()),
+            resetAt: Type.Optional(Type.String({ format: 'date-time' })),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    }),
+  },
+  { $id: 'ErrorEnvelope', title: 'ErrorEnvelope' },
+);
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO 8601 with milliseconds' });
+export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'UUID' });
+
+export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' })),
+};
+
+export const Pagination = Type.Object({
+  page: Type.Integer(),
+  perPage: Type.Integer(),
+  total: Type.Integer(),
+  totalPages: Type.Integer(),
+});
+
+export function dataOf<T extends TSchema>(schema: T) {
+  return Type.Object({ data: schema });
+}
+
+export function pageOf<T extends TSchema>(schema: T) {
+  return Type.Object({ data: Type.Array(schema), pagination: Pagination });
+}
+
+const rateHeaders = {
+  'X-RateLimit-Limit': Type.Integer({ description: 'Requests allowed in the rolling window' }),
+  'X-RateLimit-Remaining': Type.Integer({ description: 'Requests left in the window after this one' }),
+  'X-RateLimit-Reset': Type.Integer({
+    description: 'Unix seconds at which the oldest request in the window leaves it',
+  }),
+  'X-Request-Id': Type.String({ description: 'Identifies the request in the server logs' }),
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  304: 'Not modified (matching If-None-Match)',
+  401: 'Missing (`unauthorized`) or invalid, malformed or revoked key (`invalid_api_key`)',
+  402: 'Period quota exhausted (`quota_exceeded`); details carry remaining, limit, resetAt',
+  403: 'Account not entitled (`forbidden`) or key lacks the scope (`insufficient_scope`)',
+  404: 'Not found, or belongs to another account (`not_found`)',
+  409: 'The certificate state blocks the operation (`conflict`)',
+  413: 'Body over 2 MiB (`payload_too_large`)',
+  422: 'Validation failed (`validation_error`); details.issues lists the paths',
+  429: 'Rate limit exceeded (`rate_limited`); see Retry-After',
+  500: 'Server fault (`internal_error`); safe to retry with backoff',
+};
+
+// A response entry carrying the rate-limit headers, for OpenAPI and serialisation.
+export function withRateHeaders<T extends TSchema>(schema: T, description: string, extra: Record<string, TSchema> = {}) {
+  return Object.assign(schema, { description, headers: { ...rateHeaders, ...extra } });
+}
+
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of [...statuses, 500]) {
+    const headers: Record<string, TSchema> =
+      status === 429
+        ? { ...rateHeaders, 'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }) }
+        : rateHeaders;
+    out[status] = { ...Type.Ref('ErrorEnvelope'), description: ERROR_TEXT[status] ?? 'Error', headers } as TSchema;
+  }
+  return out;
+}
+
+export const AUTH_ERRORS = [401, 403, 429];

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+
+// UUID version 7: 48-bit unix milliseconds, then random bits; sorts by creation time.
+export function uuidv7(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+export const UNIQUE_CODE_PATTERN = '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{16}$';
+
+// 16 Crockford base32 characters carrying 80 bits from the CSPRNG.
+export function uniqueCode(): string {
+  const bytes = randomBytes(10);
+  let bits = 0n;
+  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  let out = '';
+  for (let i = 15; i >= 0; i--) out += CROCKFORD[Number((bits >> BigInt(i * 5)) & 31n)];
+  return out;
+}
+
+export function isUniqueCode(input: string): boolean {
+  return new RegExp(UNIQUE_CODE_PATTERN).test(input);
+}

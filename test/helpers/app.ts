@@ -1,0 +1,76 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDeps, createLogger, type Deps } from '../../src/deps.js';
+import { readDesignFile } from '../../src/cli/design-file.js';
+import { DEMO_DESIGN } from '../../src/cli/demo.js';
+
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
+  return url;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATABASE_URL: testDatabaseUrl(),
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'certsvc-test-')),
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://certs.test',
+    CORS_PARTNER_DOMAINS: 'partner.example,academy.test',
+    ...env,
+  });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = testConfig(env);
+  const deps = await createDeps(config, { logger: createLogger(config) });
+  const app = await createApp(deps);
+  return {
+    app,
+    deps,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+export interface Tenant {
+  accountId: string;
+  key: string;
+  keyId: string;
+  templateId: string;
+  auth: { authorization: string };
+}
+
+// A fresh account per test keeps tests independent without truncating tables.
+export async function createTenant(
+  deps: Deps,
+  opts: { plan?: string; monthlyLimit?: number; scopes?: string[]; name?: string } = {},
+): Promise<Tenant> {
+  const s = deps.services;
+  const account = await s.accounts.create({
+    name: opts.name ?? 'Test Academy',
+    plan: opts.plan ?? 'Business',
+    monthlyLimit: opts.monthlyLimit ?? null,
+  });
+  const key = await s.keys.create(account.id, { scopes: opts.scopes });
+  const template = await s.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));
+  return {
+    accountId: account.id,
+    key: key.key,
+    keyId: key.id,
+    templateId: template.id,
+    auth: { authorization: `Bearer ${key.key}` },
+  };
+}
