@@ -11,6 +11,9 @@ import { uuidv7 } from './platform/ids.js';
 import { openapiRoutes } from './modules/openapi/openapi.routes.js';
 import { Template, templatesRoutes } from './modules/templates/templates.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
+import { certificatesRoutes } from './modules/certificates/certificates.routes.js';
+import { Certificate } from './modules/certificates/certificates.schemas.js';
+import { verifyRoutes } from './modules/verify/verify.routes.js';
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
 
@@ -29,6 +32,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
   app.addSchema(Template);
+  app.addSchema(Certificate);
 
   // JSON bodies: an empty body is "no body"; anything unparsable is a 422 at path [].
   app.removeContentTypeParser('application/json');
@@ -89,6 +93,8 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
 
   templatesRoutes(app, deps.services.templates);
   usageRoutes(app, deps.services.usage);
+  certificatesRoutes(app, deps.services);
+  verifyRoutes(app, deps.services.verify);
   openapiRoutes(app);
 
   await app.ready();

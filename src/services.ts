@@ -1,11 +1,15 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './platform/db/db.js';
+import { createPdfRenderer, designIssues, type PdfRenderer } from './pdf/pdf-renderer.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
+import { createCertificatesService } from './modules/certificates/certificates.service.js';
+import { createIssueService } from './modules/certificates/issue.service.js';
 import { createContractsService } from './modules/contracts/contracts.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
+import { createVerifyService } from './modules/verify/verify.service.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -15,14 +19,25 @@ export interface ServiceDeps {
 }
 
 export function createServices(deps: ServiceDeps) {
+  const { config } = deps;
+  // Worker threads start on first use, so CLI commands that render nothing never pay for them.
+  let renderer: PdfRenderer | undefined;
+  const getRenderer = () => (renderer ??= createPdfRenderer());
+  const publicBaseUrl = config.publicBaseUrl;
+
   return {
     accounts: createAccountsService(deps),
     contracts: createContractsService(deps),
     keys: createApiKeysService(deps),
-    templates: createTemplatesService(deps),
+    templates: createTemplatesService({ db: deps.db, checkDesign: designIssues }),
     usage: createUsageService(deps),
+    certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now }),
+    issue: createIssueService({ db: deps.db, renderer: getRenderer, publicBaseUrl, now: deps.now }),
+    verify: createVerifyService({ db: deps.db, publicBaseUrl }),
     startEmailWorker: undefined as undefined | (() => { stop(): Promise<void> }),
-    async close() {},
+    async close() {
+      await renderer?.close();
+    },
   };
 }
 

@@ -1,10 +1,21 @@
 import { randomBytes } from 'node:crypto';
 
-// UUID version 7: 48-bit unix milliseconds, then random bits; sorts by creation time.
+// UUID version 7: 48-bit unix milliseconds, a 12-bit counter, then random bits. Ids made by one
+// process are strictly increasing, so a batch created in one millisecond keeps its input order.
+let lastMs = 0;
+let seq = 0;
 export function uuidv7(now: number = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    seq = 0;
+  } else if (++seq > 0xfff) {
+    lastMs += 1;
+    seq = 0;
+  }
   const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
+  bytes.writeUIntBE(lastMs, 0, 6);
+  bytes[6] = 0x70 | (seq >> 8);
+  bytes[7] = seq & 0xff;
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -1,0 +1,136 @@
+import type { Queryable } from '../../platform/db/db.js';
+
+export type CertificateStatus = 'Draft' | 'Issued' | 'Revoked';
+
+export interface CertificateRow {
+  id: string;
+  account_id: string;
+  template_id: string;
+  unique_code: string;
+  recipient_name: string;
+  recipient_email: string;
+  data: Record<string, string | number | boolean>;
+  status: CertificateStatus;
+  issued_at: Date | null;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  download_count: number;
+  email_count: number;
+  verification_count: number;
+  created_at: Date;
+}
+
+export interface NewCertificate {
+  id: string;
+  uniqueCode: string;
+  recipientName: string;
+  recipientEmail: string;
+  data: Record<string, string | number | boolean>;
+  pdf: Buffer;
+  sha256: string;
+}
+
+export const CERT_COLUMNS =
+  'id, account_id, template_id, unique_code, recipient_name, recipient_email, data, status, issued_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
+
+// Inserts issued certificates and their frozen PDFs with two statements, inside the caller's
+// transaction (which also holds the quota reservation).
+export async function insertIssued(
+  tx: Queryable,
+  input: { accountId: string; templateId: string; issuedAt: Date; items: NewCertificate[] },
+): Promise<CertificateRow[]> {
+  const { items } = input;
+  const { rows } = await tx.query<CertificateRow>(
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, recipient_email, data, status, issued_at, created_at)
+     SELECT u.id, $1, $2, u.code, u.name, u.email, u.data::jsonb, 'Issued', $3, $3
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(id, code, name, email, data)
+     RETURNING ${CERT_COLUMNS}`,
+    [
+      input.accountId,
+      input.templateId,
+      input.issuedAt,
+      items.map((i) => i.id),
+      items.map((i) => i.uniqueCode),
+      items.map((i) => i.recipientName),
+      items.map((i) => i.recipientEmail),
+      items.map((i) => JSON.stringify(i.data)),
+    ],
+  );
+  await tx.query(
+    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256)
+     SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::text[])`,
+    [items.map((i) => i.id), items.map((i) => i.pdf), items.map((i) => i.sha256)],
+  );
+  const order = new Map(items.map((item, index) => [item.id, index]));
+  return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+}
+
+export async function listCertificates(
+  db: Queryable,
+  accountId: string,
+  filter: { status?: CertificateStatus; limit: number; offset: number },
+): Promise<{ rows: CertificateRow[]; total: number }> {
+  const status = filter.status ?? null;
+  const [list, count] = await Promise.all([
+    db.query<CertificateRow>(
+      `SELECT ${CERT_COLUMNS} FROM certificates
+        WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)
+        ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+      [accountId, status, filter.limit, filter.offset],
+    ),
+    db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM certificates WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)',
+      [accountId, status],
+    ),
+  ]);
+  return { rows: list.rows, total: count.rows[0]!.n };
+}
+
+export async function findCertificate(db: Queryable, accountId: string, id: string): Promise<CertificateRow | undefined> {
+  const { rows } = await db.query<CertificateRow>(
+    `SELECT ${CERT_COLUMNS} FROM certificates WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
+  return rows[0];
+}
+
+// The frozen PDF; counts a download atomically when `count` is set.
+export async function readPdf(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  count: boolean,
+): Promise<{ uniqueCode: string; pdf: Buffer; sha256: string } | undefined> {
+  const { rows } = await db.query<{ unique_code: string; pdf: Buffer; sha256: string }>(
+    `WITH c AS (
+       UPDATE certificates SET download_count = download_count + CASE WHEN $3 THEN 1 ELSE 0 END
+        WHERE account_id = $1 AND id = $2 RETURNING id, unique_code
+     )
+     SELECT c.unique_code, p.pdf, p.sha256 FROM c JOIN certificate_pdfs p ON p.certificate_id = c.id`,
+    [accountId, id, count],
+  );
+  const row = rows[0];
+  return row && { uniqueCode: row.unique_code, pdf: row.pdf, sha256: row.sha256 };
+}
+
+export async function readPdfHash(db: Queryable, accountId: string, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ sha256: string }>(
+    `SELECT p.sha256 FROM certificates c JOIN certificate_pdfs p ON p.certificate_id = c.id
+      WHERE c.account_id = $1 AND c.id = $2`,
+    [accountId, id],
+  );
+  return rows[0]?.sha256;
+}
+
+export async function revokeCertificate(
+  db: Queryable,
+  input: { accountId: string; id: string; at: Date; reason: string | null },
+): Promise<CertificateRow | undefined> {
+  const { rows } = await db.query<CertificateRow>(
+    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4
+      WHERE account_id = $1 AND id = $2 AND status = 'Issued'
+      RETURNING ${CERT_COLUMNS}`,
+    [input.accountId, input.id, input.at, input.reason],
+  );
+  return rows[0];
+}

@@ -1,0 +1,191 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ValidationError } from '../../platform/errors.js';
+import {
+  AUTH_ERRORS,
+  dataOf,
+  errorResponses,
+  IdParams,
+  pageOf,
+  withRateHeaders,
+} from '../../platform/http/schemas.js';
+import type { CertificatesService } from './certificates.service.js';
+import { BatchResult, IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
+import type { IssueService } from './issue.service.js';
+import type { CertificateStatus } from './certificates.repository.js';
+
+const security = [{ bearerAuth: [] }];
+
+// An absent body is an empty object for routes whose body is optional.
+async function emptyBodyIsObject(request: FastifyRequest) {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+export function certificatesRoutes(
+  app: FastifyInstance,
+  services: { certificates: CertificatesService; issue: IssueService },
+) {
+  const { certificates, issue } = services;
+
+  app.post(
+    '/api/v1/certificates',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:write' } },
+      schema: {
+        operationId: 'issueCertificates',
+        tags: ['Certificates'],
+        summary: 'Issue one certificate (recipient) or a batch of up to 500 (recipients)',
+        description:
+          'Single mode answers 201 with the certificate, or 402 when the period quota is exhausted. Batch mode always answers 201 ' +
+          'with one result per recipient in input order and the counters created and failed: invalid recipients fail with ' +
+          'validation_error (issue paths start ["recipients", index]) and never use quota; valid ones use quota in input order, ' +
+          'and those beyond it fail with quota_exceeded. Each certificate is committed with its frozen PDF. A batch counts as one ' +
+          'request against the rate limit.',
+        security,
+        body: IssueBody,
+        response: {
+          201: withRateHeaders(
+            Type.Object({ data: Type.Union([Type.Ref('Certificate'), BatchResult]) }),
+            'Created: a Certificate (single mode) or a batch result (batch mode)',
+          ),
+          ...errorResponses(...AUTH_ERRORS, 402, 404, 413, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { templateId: string; recipient?: unknown; recipients?: unknown[] };
+      const single = body.recipient !== undefined;
+      const batch = body.recipients !== undefined;
+      if (single === batch) {
+        throw new ValidationError(
+          single
+            ? [{ path: ['recipients'], message: 'send either recipient or recipients, not both' }]
+            : [{ path: [], message: 'send recipient (single mode) or recipients (batch mode)' }],
+        );
+      }
+      const principal = request.principal!;
+      const data = single
+        ? await issue.issueOne(principal, body.templateId.toLowerCase(), body.recipient)
+        : await issue.issueBatch(principal, body.templateId.toLowerCase(), body.recipients!);
+      return reply.code(201).send({ data });
+    },
+  );
+
+  app.get(
+    '/api/v1/certificates',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:read' } },
+      schema: {
+        operationId: 'listCertificates',
+        tags: ['Certificates'],
+        summary: 'List certificates, newest first',
+        description: 'Polling pattern: ?status=Issued&page=1&perPage=100, filtering by createdAt.',
+        security,
+        querystring: ListQuery,
+        response: {
+          200: withRateHeaders(pageOf(Type.Ref('Certificate')), 'A page of certificates'),
+          ...errorResponses(...AUTH_ERRORS, 422),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as { status?: CertificateStatus; page?: number; perPage?: number };
+      return certificates.list(request.principal!.accountId, q);
+    },
+  );
+
+  app.get(
+    '/api/v1/certificates/:id',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:read' } },
+      schema: {
+        operationId: 'getCertificate',
+        tags: ['Certificates'],
+        summary: 'Read one certificate',
+        security,
+        params: IdParams,
+        response: {
+          200: withRateHeaders(dataOf(Type.Ref('Certificate')), 'The certificate'),
+          ...errorResponses(...AUTH_ERRORS, 404, 422),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      return { data: await certificates.get(request.principal!.accountId, id.toLowerCase()) };
+    },
+  );
+
+  app.get(
+    '/api/v1/certificates/:id/pdf',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:read' } },
+      schema: {
+        operationId: 'downloadCertificatePdf',
+        tags: ['Certificates'],
+        summary: 'Download the frozen PDF',
+        description:
+          'The same bytes on every download (rendered once at issue). ETag is the SHA-256 of the PDF; each successful GET counts ' +
+          'one download (HEAD and 304 do not). Revoked certificates stay downloadable by their owner.',
+        security,
+        params: IdParams,
+        produces: ['application/pdf'],
+        response: {
+          200: withRateHeaders(Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }), 'The PDF', {
+            'Content-Disposition': Type.String({ description: 'attachment; filename="certificate-<uniqueCode>.pdf"' }),
+            ETag: Type.String(),
+          }),
+          304: withRateHeaders(Type.Null(), 'Not modified (If-None-Match matched)'),
+          ...errorResponses(...AUTH_ERRORS, 404, 422),
+        },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { id } = request.params as { id: string };
+      const accountId = request.principal!.accountId;
+      const inm = request.headers['if-none-match'];
+      if (inm) {
+        const etag = `"${await certificates.pdfHash(accountId, id.toLowerCase())}"`;
+        if (inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
+          return reply.header('ETag', etag).code(304).send();
+        }
+      }
+      const pdf = await certificates.pdf(accountId, id.toLowerCase(), request.method === 'GET');
+      return reply
+        .header('Content-Type', 'application/pdf')
+        .header('Content-Disposition', `attachment; filename="certificate-${pdf.uniqueCode}.pdf"`)
+        .header('ETag', `"${pdf.sha256}"`)
+        .header('Cache-Control', 'private, no-cache')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(pdf.pdf);
+    },
+  );
+
+  app.post(
+    '/api/v1/certificates/:id/revoke',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:write' } },
+      preValidation: emptyBodyIsObject,
+      schema: {
+        operationId: 'revokeCertificate',
+        tags: ['Certificates'],
+        summary: 'Revoke an Issued certificate (permanent)',
+        description:
+          'Issued to Revoked. The optional reason is PUBLIC: verification shows it to anyone with the code. Already Revoked or ' +
+          'Draft: 409. Revocation gives no quota back; the PDF stays downloadable by its owner.',
+        security,
+        params: IdParams,
+        body: RevokeBody,
+        response: {
+          200: withRateHeaders(dataOf(Type.Ref('Certificate')), 'The revoked certificate'),
+          ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const { reason } = request.body as { reason?: string };
+      return { data: await certificates.revoke(request.principal!.accountId, id.toLowerCase(), reason ?? null) };
+    },
+  );
+}

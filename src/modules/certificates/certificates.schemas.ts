@@ -1,0 +1,115 @@
+import { Type } from 'typebox';
+import { UUID_PATTERN } from '../../platform/ids.js';
+import { PageQuery, Timestamp } from '../../platform/http/schemas.js';
+import { SERVICE_VALIDATED_ITEMS } from '../../platform/http/validation.js';
+
+export const DATA_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
+
+export const RecipientData = Type.Object(
+  {},
+  {
+    description:
+      'Flat key/value data filled into the template: at most 50 keys matching ^[A-Za-z][A-Za-z0-9_]{0,63}$; values are strings (<= 1,000 chars), numbers or booleans. Keys the design does not use are kept.',
+    maxProperties: 50,
+    patternProperties: {
+      [DATA_KEY_PATTERN]: Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]),
+    },
+    additionalProperties: false,
+  },
+);
+
+export const Recipient = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'Becomes recipientName; 1 to 200 characters after trimming; must be renderable by the bundled fonts',
+    }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    data: Type.Optional(RecipientData),
+  },
+  { additionalProperties: false, title: 'Recipient' },
+);
+
+export const IssueBody = Type.Object(
+  {
+    templateId: Type.String({ pattern: UUID_PATTERN, description: 'An active template of the account' }),
+    recipient: Type.Optional(Recipient),
+    recipients: Type.Optional(
+      Type.Array(Recipient, {
+        minItems: 1,
+        maxItems: 500,
+        [SERVICE_VALIDATED_ITEMS]: true,
+        description:
+          'Batch mode, 1 to 500 recipients. Each recipient is validated on its own: an invalid one becomes a failed result item, it does not fail the request.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of recipient (single mode) or recipients (batch mode).',
+  },
+);
+
+export const CertificateStatus = Type.Union([Type.Literal('Draft'), Type.Literal('Issued'), Type.Literal('Revoked')]);
+
+export const Certificate = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    uniqueCode: Type.String({ description: '16 characters of Crockford base32; public' }),
+    templateId: Type.String({ format: 'uuid' }),
+    recipientName: Type.String(),
+    recipientEmail: Type.String(),
+    data: Type.Object({}, { additionalProperties: true }),
+    status: CertificateStatus,
+    verificationUrl: Type.String({ format: 'uri' }),
+    issuedAt: Type.Union([Timestamp, Type.Null()]),
+    revokedAt: Type.Union([Timestamp, Type.Null()]),
+    revocationReason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Public: shown by verification',
+    }),
+    downloadCount: Type.Integer(),
+    emailCount: Type.Integer(),
+    verificationCount: Type.Integer(),
+    createdAt: Timestamp,
+  },
+  { $id: 'Certificate', title: 'Certificate' },
+);
+
+export const BatchResult = Type.Object({
+  created: Type.Integer(),
+  failed: Type.Integer(),
+  results: Type.Array(
+    Type.Union([
+      Type.Object({ index: Type.Integer(), status: Type.Literal('created'), certificate: Type.Ref('Certificate') }),
+      Type.Object({
+        index: Type.Integer(),
+        status: Type.Literal('failed'),
+        error: Type.Object({
+          code: Type.String({ description: 'validation_error or quota_exceeded' }),
+          message: Type.String(),
+          details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        }),
+      }),
+    ]),
+    { description: 'One item per input recipient, in input order' },
+  ),
+});
+
+export const ListQuery = Type.Object({
+  status: Type.Optional(CertificateStatus),
+  ...PageQuery,
+});
+
+export const RevokeBody = Type.Object(
+  {
+    reason: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'Public: verification shows it to anyone holding the code',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Optional; an empty body is fine' },
+);

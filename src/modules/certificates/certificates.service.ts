@@ -1,0 +1,51 @@
+import type { Db } from '../../platform/db/db.js';
+import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
+import { certificateView, type CertificateView } from './certificate.view.js';
+import * as repo from './certificates.repository.js';
+
+export function createCertificatesService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
+  const { db, publicBaseUrl } = deps;
+  const view = (row: repo.CertificateRow) => certificateView(row, publicBaseUrl);
+
+  return {
+    async list(accountId: string, input: PageInput & { status?: repo.CertificateStatus }) {
+      const page = toPage(input);
+      const { rows, total } = await repo.listCertificates(db, accountId, { ...page, status: input.status });
+      return paginated(rows.map(view), page, total);
+    },
+
+    async get(accountId: string, id: string): Promise<CertificateView> {
+      const row = await repo.findCertificate(db, accountId, id);
+      if (!row) throw new NotFoundError('Certificate');
+      return view(row);
+    },
+
+    async pdfHash(accountId: string, id: string): Promise<string> {
+      const hash = await repo.readPdfHash(db, accountId, id);
+      if (!hash) throw new NotFoundError('Certificate');
+      return hash;
+    },
+
+    // The frozen bytes; `count` is false for HEAD so that only real downloads are counted.
+    async pdf(accountId: string, id: string, count: boolean) {
+      const pdf = await repo.readPdf(db, accountId, id, count);
+      if (!pdf) throw new NotFoundError('Certificate');
+      return pdf;
+    },
+
+    async revoke(accountId: string, id: string, reason: string | null): Promise<CertificateView> {
+      const row = await repo.revokeCertificate(db, { accountId, id, at: deps.now(), reason });
+      if (row) return view(row);
+      const existing = await repo.findCertificate(db, accountId, id);
+      if (!existing) throw new NotFoundError('Certificate');
+      throw new ConflictError(
+        existing.status === 'Revoked'
+          ? 'The certificate is already revoked; revocation is permanent'
+          : `A ${existing.status} certificate cannot be revoked`,
+      );
+    },
+  };
+}
+
+export type CertificatesService = ReturnType<typeof createCertificatesService>;

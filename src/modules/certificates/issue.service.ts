@@ -1,0 +1,196 @@
+import type { Db } from '../../platform/db/db.js';
+import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
+import { uniqueCode, uuidv7 } from '../../platform/ids.js';
+import type { PdfRenderer, RenderValues } from '../../pdf/pdf-renderer.js';
+import type { Principal } from '../api-keys/api-keys.service.js';
+import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
+import { isoDate, periodEnd, periodStart } from '../usage/period.js';
+import { reserve, usedInPeriod } from '../usage/usage.repository.js';
+import { certificateView, verificationUrl, type CertificateView } from './certificate.view.js';
+import { insertIssued, type NewCertificate } from './certificates.repository.js';
+import { checkRecipient, type ValidRecipient } from './recipient.js';
+
+export interface IssueInput {
+  templateId: string;
+  recipient?: unknown;
+  recipients?: unknown[];
+}
+
+export type BatchItem =
+  | { index: number; status: 'created'; certificate: CertificateView }
+  | { index: number; status: 'failed'; error: { code: string; message: string; details?: Record<string, unknown> } };
+
+export interface BatchOutcome {
+  created: number;
+  failed: number;
+  results: BatchItem[];
+}
+
+interface Candidate {
+  index: number;
+  recipient: ValidRecipient;
+  values: RenderValues;
+  id: string;
+}
+
+interface Rendered extends Candidate {
+  pdf: Buffer;
+  sha256: string;
+}
+
+const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted';
+
+export function createIssueService(deps: {
+  db: Db;
+  renderer: () => PdfRenderer;
+  publicBaseUrl: string;
+  now: () => Date;
+}) {
+  const { db } = deps;
+
+  async function loadTemplate(accountId: string, templateId: string): Promise<TemplateWithDesign> {
+    const template = await findActiveWithDesign(db, accountId, templateId);
+    if (!template) throw new NotFoundError('Template');
+    return template;
+  }
+
+  function candidate(index: number, recipient: ValidRecipient, issuedAt: Date): Candidate {
+    const code = uniqueCode();
+    return {
+      index,
+      recipient,
+      id: uuidv7(issuedAt.getTime()),
+      values: {
+        recipientName: recipient.name,
+        issuedAt: issuedAt.toISOString(),
+        uniqueCode: code,
+        verificationUrl: verificationUrl(deps.publicBaseUrl, code),
+        data: recipient.data,
+      },
+    };
+  }
+
+  // Renders candidates in order until `wanted` PDFs exist (or none are left); a candidate whose
+  // text cannot be rendered becomes a validation failure and does not use quota.
+  async function renderUpTo(
+    template: TemplateWithDesign,
+    candidates: Candidate[],
+    wanted: number,
+    prefixOf: (c: Candidate) => (string | number)[],
+  ): Promise<{ rendered: Rendered[]; failures: Map<number, Issue[]>; untried: Candidate[] }> {
+    const rendered: Rendered[] = [];
+    const failures = new Map<number, Issue[]>();
+    let cursor = 0;
+    const renderTemplate = { id: template.id, version: template.updated_at.toISOString(), design: template.design };
+    while (rendered.length < wanted && cursor < candidates.length) {
+      const slice = candidates.slice(cursor, cursor + (wanted - rendered.length));
+      cursor += slice.length;
+      const outcomes = await deps.renderer().render(renderTemplate, slice.map((c) => c.values));
+      outcomes.forEach((outcome, i) => {
+        const c = slice[i]!;
+        if (outcome.ok) rendered.push({ ...c, pdf: outcome.pdf, sha256: outcome.sha256 });
+        else failures.set(c.index, outcome.issues.map((issue) => ({ ...issue, path: [...prefixOf(c), ...issue.path] })));
+      });
+    }
+    return { rendered, failures, untried: candidates.slice(cursor) };
+  }
+
+  // Reserves quota and writes certificates with their PDFs in one transaction; returns the
+  // created views (input order) and the candidates left without quota.
+  async function commit(principal: Principal, template: TemplateWithDesign, rendered: Rendered[], issuedAt: Date) {
+    return db.transaction(async (tx) => {
+      const { granted } = await reserve(tx, {
+        accountId: principal.accountId,
+        period: isoDate(periodStart(issuedAt)),
+        wanted: rendered.length,
+        limit: principal.monthlyLimit,
+      });
+      const accepted = rendered.slice(0, granted);
+      const items: NewCertificate[] = accepted.map((r) => ({
+        id: r.id,
+        uniqueCode: r.values.uniqueCode,
+        recipientName: r.recipient.name,
+        recipientEmail: r.recipient.email,
+        data: r.recipient.data,
+        pdf: r.pdf,
+        sha256: r.sha256,
+      }));
+      const rows =
+        items.length > 0
+          ? await insertIssued(tx, { accountId: principal.accountId, templateId: template.id, issuedAt, items })
+          : [];
+      return { created: rows.map((row) => certificateView(row, deps.publicBaseUrl)), rejected: rendered.slice(granted) };
+    });
+  }
+
+  async function quotaDetails(principal: Principal, now: Date) {
+    const used = await usedInPeriod(db, principal.accountId, isoDate(periodStart(now)));
+    const limit = principal.monthlyLimit ?? 0;
+    return { remaining: Math.max(0, limit - used), limit, resetAt: periodEnd(now).toISOString() };
+  }
+
+  async function remainingQuota(principal: Principal, now: Date): Promise<number> {
+    if (principal.monthlyLimit === null) return Number.POSITIVE_INFINITY;
+    const used = await usedInPeriod(db, principal.accountId, isoDate(periodStart(now)));
+    return Math.max(0, principal.monthlyLimit - used);
+  }
+
+  return {
+    async issueOne(principal: Principal, templateId: string, input: unknown): Promise<CertificateView> {
+      const template = await loadTemplate(principal.accountId, templateId);
+      const checked = checkRecipient(input, template.fields, ['recipient']);
+      if (!checked.ok) throw new ValidationError(checked.issues);
+      const issuedAt = deps.now();
+      if ((await remainingQuota(principal, issuedAt)) < 1) {
+        throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
+      }
+      const c = candidate(0, checked.recipient, issuedAt);
+      const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
+      if (failures.size > 0) throw new ValidationError(failures.get(0)!);
+      const { created } = await commit(principal, template, rendered, issuedAt);
+      if (created.length === 0) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
+      return created[0]!;
+    },
+
+    async issueBatch(principal: Principal, templateId: string, inputs: unknown[]): Promise<BatchOutcome> {
+      const template = await loadTemplate(principal.accountId, templateId);
+      const issuedAt = deps.now();
+      const results: BatchItem[] = new Array(inputs.length);
+      const candidates: Candidate[] = [];
+      inputs.forEach((input, index) => {
+        const checked = checkRecipient(input, template.fields, ['recipients', index]);
+        if (checked.ok) candidates.push(candidate(index, checked.recipient, issuedAt));
+        else results[index] = validationItem(index, checked.issues);
+      });
+
+      const remaining = await remainingQuota(principal, issuedAt);
+      const { rendered, failures, untried } = await renderUpTo(
+        template,
+        candidates,
+        Math.min(candidates.length, remaining),
+        (c) => ['recipients', c.index],
+      );
+      for (const [index, issues] of failures) results[index] = validationItem(index, issues);
+      const { created, rejected } =
+        rendered.length > 0 ? await commit(principal, template, rendered, issuedAt) : { created: [], rejected: [] };
+      created.forEach((certificate, i) => {
+        const index = rendered[i]!.index;
+        results[index] = { index, status: 'created', certificate };
+      });
+      for (const c of [...rejected, ...untried]) {
+        results[c.index] = { index: c.index, status: 'failed', error: { code: 'quota_exceeded', message: QUOTA_MESSAGE } };
+      }
+      return { created: created.length, failed: inputs.length - created.length, results };
+    },
+  };
+}
+
+function validationItem(index: number, issues: Issue[]): BatchItem {
+  return {
+    index,
+    status: 'failed',
+    error: { code: 'validation_error', message: 'The recipient is not valid', details: { issues } },
+  };
+}
+
+export type IssueService = ReturnType<typeof createIssueService>;

@@ -1,0 +1,37 @@
+import type { Issue } from '../../platform/errors.js';
+import { compileBodyValidator, toIssues } from '../../platform/http/validation.js';
+import type { TemplateField } from '../templates/design.schema.js';
+import { Recipient } from './certificates.schemas.js';
+
+export interface ValidRecipient {
+  name: string;
+  email: string;
+  data: Record<string, string | number | boolean>;
+}
+
+const validateShape = compileBodyValidator(Recipient);
+
+// Validates one recipient against the schema and the template's declared fields. Issue paths
+// start with `prefix` (["recipient"] or ["recipients", index]), as the client sent them.
+export function checkRecipient(
+  input: unknown,
+  fields: TemplateField[],
+  prefix: (string | number)[],
+): { ok: true; recipient: ValidRecipient } | { ok: false; issues: Issue[] } {
+  if (!validateShape(input)) return { ok: false, issues: toIssues(validateShape.errors ?? [], prefix) };
+  const raw = input as { name: string; email: string; data?: Record<string, string | number | boolean> };
+  const issues: Issue[] = [];
+  const name = raw.name.trim();
+  if (name.length < 1 || name.length > 200) {
+    issues.push({ path: [...prefix, 'name'], message: 'must be 1 to 200 characters after trimming' });
+  }
+  const data = raw.data ?? {};
+  for (const field of fields) {
+    const value = data[field.key];
+    if (field.required && (value === undefined || (typeof value === 'string' && value.trim() === ''))) {
+      issues.push({ path: [...prefix, 'data', field.key], message: `is required by the template (${field.label})` });
+    }
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, recipient: { name, email: raw.email, data } };
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../platform/errors.js';
+import { dataOf, errorResponses, Timestamp, withRateHeaders } from '../../platform/http/schemas.js';
+import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_CSP } from './verify.page.js';
+import type { VerifyService } from './verify.service.js';
+
+const Verification = Type.Object(
+  {
+    valid: Type.Boolean({ description: 'True only for Issued' }),
+    status: Type.Union([Type.Literal('Issued'), Type.Literal('Revoked')]),
+    uniqueCode: Type.String(),
+    recipientName: Type.String(),
+    issuedAt: Timestamp,
+    revokedAt: Type.Union([Timestamp, Type.Null()]),
+    revocationReason: Type.Union([Type.String(), Type.Null()]),
+    templateName: Type.String(),
+    issuerName: Type.String(),
+    verificationUrl: Type.String({ format: 'uri' }),
+    pdfSha256: Type.String({ description: 'Hex SHA-256 of the frozen PDF: compare with a PDF in hand' }),
+  },
+  { title: 'Verification' },
+);
+
+const CodeParams = Type.Object(
+  { code: Type.String({ description: 'The unique code; case-insensitive' }) },
+  { additionalProperties: false },
+);
+
+export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
+  app.get(
+    '/api/v1/verify/:code',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        operationId: 'verifyCertificate',
+        tags: ['Verification'],
+        summary: 'Verify a certificate by its public code (no key)',
+        description:
+          'Rate limited per caller IP (separate from the key limiter). Each successful call counts one verification. ' +
+          'A code that cannot be a code (wrong length or characters) is 422; a well-formed unknown code is 404.',
+        security: [],
+        params: CodeParams,
+        response: {
+          200: withRateHeaders(dataOf(Verification), 'The verification'),
+          ...errorResponses(404, 422, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { code } = request.params as { code: string };
+      return { data: await verify.verify(code) };
+    },
+  );
+
+  // The public page that the certificate's link and QR code open; shares the per-IP verify limit.
+  app.get(
+    '/verify/:code',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        operationId: 'verifyCertificatePage',
+        tags: ['Verification'],
+        summary: 'Public verification page (HTML)',
+        security: [],
+        params: CodeParams,
+        produces: ['text/html'],
+        response: {
+          200: { ...Type.String(), description: 'HTML page: valid or revoked' },
+          404: { ...Type.String(), description: 'HTML page: no certificate with this code' },
+          429: { ...Type.String(), description: 'Too many requests from this address' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { code } = request.params as { code: string };
+      reply
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', VERIFY_PAGE_CSP)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('Cache-Control', 'no-store');
+      try {
+        return reply.send(renderVerifyPage(await verify.verify(code)));
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'not_found' || err.code === 'validation_error')) {
+          return reply.code(404).send(renderNotFoundPage(code));
+        }
+        throw err;
+      }
+    },
+  );
+}
