@@ -14,6 +14,8 @@ import { usageRoutes } from './modules/usage/usage.routes.js';
 import { certificatesRoutes } from './modules/certificates/certificates.routes.js';
 import { Certificate } from './modules/certificates/certificates.schemas.js';
 import { verifyRoutes } from './modules/verify/verify.routes.js';
+import { emailsRoutes } from './modules/emails/emails.routes.js';
+import { EmailSend } from './modules/emails/emails.schemas.js';
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
 
@@ -33,6 +35,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope);
   app.addSchema(Template);
   app.addSchema(Certificate);
+  app.addSchema(EmailSend);
 
   // JSON bodies: an empty body is "no body"; anything unparsable is a 422 at path [].
   app.removeContentTypeParser('application/json');
@@ -94,6 +97,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   templatesRoutes(app, deps.services.templates);
   usageRoutes(app, deps.services.usage);
   certificatesRoutes(app, deps.services);
+  emailsRoutes(app, deps.services.emails);
   verifyRoutes(app, deps.services.verify);
   openapiRoutes(app);
 

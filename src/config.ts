@@ -23,6 +23,7 @@ export interface Config {
   rateLimit: { max: number; windowS: number };
   logLevel: string;
   plans: PlanDefinition[];
+  email: { leaseMs: number; retryBaseMs: number; pollMs: number };
 }
 
 export const DEFAULT_PLANS: PlanDefinition[] = [
@@ -110,5 +111,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     plans: parsePlans(optional(env, 'PLANS_JSON')),
+    email: {
+      leaseMs: integer(env, 'EMAIL_LEASE_MS', 60_000, 100, 3_600_000),
+      retryBaseMs: integer(env, 'EMAIL_RETRY_BASE_MS', 30_000, 1, 3_600_000),
+      pollMs: integer(env, 'EMAIL_POLL_MS', 1_000, 10, 60_000),
+    },
   };
 }

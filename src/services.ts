@@ -10,6 +10,10 @@ import { createContractsService } from './modules/contracts/contracts.service.js
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
+import { createEmailsService } from './modules/emails/emails.service.js';
+import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
+import { createFileTransport, createSmtpTransport } from './modules/emails/mail-transport.js';
+import path from 'node:path';
 
 export interface ServiceDeps {
   config: Config;
@@ -34,7 +38,27 @@ export function createServices(deps: ServiceDeps) {
     certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now }),
     issue: createIssueService({ db: deps.db, renderer: getRenderer, publicBaseUrl, now: deps.now }),
     verify: createVerifyService({ db: deps.db, publicBaseUrl }),
-    startEmailWorker: undefined as undefined | (() => { stop(): Promise<void> }),
+    emails: createEmailsService(deps),
+    // SMTP when SMTP_URL is set; otherwise .eml files under DATA_DIR/mail, marked sent.
+    startEmailWorker(): EmailWorker {
+      const transport = config.smtpUrl
+        ? createSmtpTransport(config.smtpUrl)
+        : createFileTransport(path.join(config.dataDir, 'mail'));
+      const worker = startEmailWorker({
+        db: deps.db,
+        transport,
+        mailFrom: config.mailFrom,
+        publicBaseUrl,
+        logger: deps.logger,
+        options: config.email,
+      });
+      return {
+        async stop() {
+          await worker.stop();
+          await transport.close();
+        },
+      };
+    },
     async close() {
       await renderer?.close();
     },

@@ -23,8 +23,9 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     stops.push(() => app.close());
   }
   if (opts.worker) {
-    const worker = deps.services.startEmailWorker?.();
-    if (worker) stops.push(() => worker.stop());
+    const worker = deps.services.startEmailWorker();
+    stops.push(() => worker.stop());
+    if (opts.http === false) opts.io.out('certsvc email worker running');
   }
 
   await new Promise<void>((resolve) => {

@@ -12,6 +12,10 @@ const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 // each item itself (a batch must report per-recipient failures instead of failing the request).
 export const SERVICE_VALIDATED_ITEMS = 'x-items-validated-by-service';
 
+// A body schema marked with this keyword is documented by the route but validated by the service,
+// when the contract orders other checks (404, 403) before the body's 422.
+export const SERVICE_VALIDATED_BODY = 'x-body-validated-by-service';
+
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -22,6 +26,7 @@ function makeAjv(coerce: boolean): Ajv {
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: SERVICE_VALIDATED_ITEMS });
+  ajv.addKeyword({ keyword: SERVICE_VALIDATED_BODY });
   return ajv;
 }
 
@@ -41,6 +46,7 @@ function stripServiceValidatedItems(schema: unknown): unknown {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart === 'body' && (schema as Record<string, unknown>)[SERVICE_VALIDATED_BODY]) return () => true;
   if (httpPart === 'body') return bodyAjv.compile(stripServiceValidatedItems(schema) as object) as ValidateFunction;
   return inputAjv.compile(schema as object) as ValidateFunction;
 };

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AUTH_ERRORS, dataOf, errorResponses, IdParams, pageOf, withRateHeaders } from '../../platform/http/schemas.js';
+import { HistoryQuery, SendBodyDoc } from './emails.schemas.js';
+import type { EmailsService } from './emails.service.js';
+
+const security = [{ bearerAuth: [] }];
+
+export function emailsRoutes(app: FastifyInstance, emails: EmailsService) {
+  app.post(
+    '/api/v1/certificates/:id/send',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:write' } },
+      schema: {
+        operationId: 'sendCertificate',
+        tags: ['Certificates'],
+        summary: 'Email the certificate (asynchronous)',
+        description:
+          'Queues one delivery of the certificate email with the frozen PDF attached as certificate-<uniqueCode>.pdf, to the stored ' +
+          'address or to recipientEmail. 202 with the queued send; poll GET /certificates/{id}/emails for its status. Checks in ' +
+          'order: 404, 403 forbidden (email delivery disabled for the plan, or for a partner account by its contract), 422 (body), ' +
+          '409 (certificate not Issued). Each accepted send adds 1 to emailCount. Transient SMTP failures are retried with ' +
+          'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError.',
+        security,
+        params: IdParams,
+        body: SendBodyDoc,
+        response: {
+          202: withRateHeaders(dataOf(Type.Ref('EmailSend')), 'Accepted: the queued send'),
+          ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const data = await emails.send(request.principal!, id.toLowerCase(), request.body);
+      return reply.code(202).send({ data });
+    },
+  );
+
+  app.get(
+    '/api/v1/certificates/:id/emails',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:read' } },
+      schema: {
+        operationId: 'listCertificateEmails',
+        tags: ['Certificates'],
+        summary: 'Send history of the certificate, newest first',
+        security,
+        params: IdParams,
+        querystring: HistoryQuery,
+        response: {
+          200: withRateHeaders(pageOf(Type.Ref('EmailSend')), 'A page of sends'),
+          ...errorResponses(...AUTH_ERRORS, 404, 422),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const q = request.query as { page?: number; perPage?: number };
+      return emails.history(request.principal!.accountId, id.toLowerCase(), q);
+    },
+  );
+}
