@@ -1,0 +1,105 @@
+import type { Design } from '../modules/templates/design.schema.js';
+import { loadFont } from './fonts.js';
+import { imageProblem } from './images.js';
+import { parseText, unrenderableCharacters, unrenderableMessage } from './placeholders.js';
+import { num } from './pdf-syntax.js';
+import type { RenderIssue, RenderValues } from './render-types.js';
+import { fittingSize, lineHeight } from './text-layout.js';
+
+// Static checks of a design, run when a template is created: what can be known before any
+// recipient exists. The design is assumed to be valid against the Design schema already.
+
+const known =
+  '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
+
+export function designIssues(design: Design): RenderIssue[] {
+  const issues: RenderIssue[] = [];
+  const { width: pageWidth, height: pageHeight } = design.page;
+  const declared = new Set(design.fields.map((f) => f.key));
+  const within = (i: number, x: number, y: number, right: number, bottom: number): void => {
+    if (x + right > pageWidth + 1e-6) {
+      issues.push({
+        path: ['elements', i, 'x'],
+        message: `extends past the right edge of the page (${num(x + right)} > ${num(pageWidth)})`,
+      });
+    }
+    if (y + bottom > pageHeight + 1e-6) {
+      issues.push({
+        path: ['elements', i, 'y'],
+        message: `extends past the bottom edge of the page (${num(y + bottom)} > ${num(pageHeight)})`,
+      });
+    }
+  };
+
+  if (design.background?.image) {
+    const problem = imageProblem(design.background.image);
+    if (problem) issues.push({ path: ['background', 'image'], message: problem });
+  }
+
+  design.elements.forEach((element, i) => {
+    switch (element.type) {
+      case 'rect':
+        within(i, element.x, element.y, element.width, element.height);
+        break;
+      case 'image': {
+        const problem = imageProblem(element.src);
+        if (problem) issues.push({ path: ['elements', i, 'src'], message: problem });
+        within(i, element.x, element.y, element.width, element.height);
+        break;
+      }
+      case 'qr':
+        within(i, element.x, element.y, element.size, element.size);
+        break;
+      case 'text': {
+        const font = loadFont(element.font ?? 'sans');
+        const size = element.size ?? 14;
+        const path = ['elements', i, 'text'];
+        const { segments, unknown } = parseText(element.text);
+        for (const placeholder of unknown) {
+          issues.push({ path, message: `unknown placeholder ${placeholder}; known are ${known}` });
+        }
+        let literal = '';
+        for (const segment of segments) {
+          if ('literal' in segment) literal += segment.literal;
+          else if (segment.ref.source === 'data' && !declared.has(segment.ref.key)) {
+            issues.push({
+              path,
+              message: `{{data.${segment.ref.key}}} uses a key that is not declared in fields`,
+            });
+          }
+        }
+        if (/\{\{|\}\}/.test(literal)) issues.push({ path, message: 'has an unclosed {{ or a stray }}' });
+        const bad = unrenderableCharacters(literal, font);
+        if (bad.length > 0) issues.push({ path, message: unrenderableMessage(bad) });
+        if (element.minSize !== undefined && element.minSize > size) {
+          issues.push({ path: ['elements', i, 'minSize'], message: `is larger than size (${num(size)})` });
+        } else if (element.minSize !== undefined && bad.length === 0) {
+          const fits = fittingSize({ font, width: element.width, size }, literal);
+          if (fits < element.minSize) {
+            issues.push({
+              path,
+              message: `does not fit its width even at the minimum size ${num(element.minSize)} pt`,
+            });
+          }
+        }
+        within(i, element.x, element.y, element.width, lineHeight(font, size));
+        break;
+      }
+    }
+  });
+  return issues;
+}
+
+/** Plausible values for a preview: a name with diacritics, today's date, each field's label. */
+export function sampleValues(design: Design): RenderValues {
+  const uniqueCode = '7K3M9Q2XRB4D8F1H';
+  const data: Record<string, string> = {};
+  for (const field of design.fields) data[field.key] = field.label;
+  return {
+    recipientName: 'Zoë Ångström-Łukasiewicz',
+    issuedAt: new Date().toISOString(),
+    uniqueCode,
+    verificationUrl: `https://certificates.example.com/verify/${uniqueCode}`,
+    data,
+  };
+}

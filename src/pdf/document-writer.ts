@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import {
+  formatIssuedAt,
+  refKey,
+  refPath,
+  unrenderableCharacters,
+  unrenderableMessage,
+} from './placeholders.js';
+import type { ValueRef } from './placeholders.js';
+import { hex4, num, pdfDate, PdfWriter } from './pdf-syntax.js';
+import { qrOps } from './qr-code.js';
+import {
+  CONTENT_OBJECT,
+  INFO_OBJECT,
+  type CompiledFont,
+  type CompiledTemplate,
+} from './template-compiler.js';
+import { layoutText } from './text-layout.js';
+import { subsetTrueType } from './truetype-subset.js';
+import type { RenderIssue, RenderValues } from './render-types.js';
+
+// The per-recipient work: check the values, lay out the dynamic texts, subset the fonts to the
+// glyphs used, and write the PDF after the prebuilt prefix.
+
+export type DocumentResult = { ok: true; pdf: Buffer; sha256: string } | { ok: false; issues: RenderIssue[] };
+
+interface DocFont {
+  compiled: CompiledFont;
+  glyphs: number[];
+  index: Map<number, number>;
+  text: string[];
+}
+
+export function renderDocument(template: CompiledTemplate, values: RenderValues): DocumentResult {
+  const issues: RenderIssue[] = [];
+  const data = values.data ?? {};
+  for (const key of template.requiredKeys) {
+    if (data[key] === undefined) issues.push({ path: ['data', key], message: 'is required' });
+  }
+  const resolved = new Map<string, string>(); // by refKey
+  for (const { ref, fonts } of template.refs) {
+    const value = valueOf(ref, values);
+    if (value === undefined) {
+      issues.push({
+        path: refPath(ref),
+        message: ref.source === 'issuedAt' ? 'is not a valid date' : 'is missing',
+      });
+      continue;
+    }
+    const bad = new Set<string>();
+    for (const font of fonts) for (const b of unrenderableCharacters(value, font)) bad.add(b);
+    if (ref.source === 'verificationUrl' && value.length === 0)
+      issues.push({ path: ['verificationUrl'], message: 'is empty' });
+    if (bad.size > 0) issues.push({ path: refPath(ref), message: unrenderableMessage([...bad]) });
+    resolved.set(refKey(ref), value);
+  }
+  if (issues.length > 0) return { ok: false, issues };
+
+  const docFonts = new Map<CompiledFont, DocFont>();
+  for (const compiled of template.fonts) {
+    docFonts.set(compiled, {
+      compiled,
+      glyphs: compiled.staticGlyphs.slice(),
+      index: new Map(compiled.staticIndex),
+      text: compiled.staticText.slice(),
+    });
+  }
+
+  let content = '';
+  for (const part of template.parts) {
+    if (typeof part === 'string') {
+      content += part;
+    } else if (part.kind === 'qr') {
+      try {
+        content += qrOps(part, values.verificationUrl, template.pageHeight);
+      } catch {
+        issues.push({ path: ['verificationUrl'], message: 'cannot be encoded as a QR code (too long)' });
+      }
+    } else {
+      const doc = docFonts.get(part.compiledFont);
+      if (!doc) throw new Error('font not compiled');
+      let text = '';
+      for (const segment of part.segments)
+        text += 'ref' in segment ? (resolved.get(refKey(segment.ref)) ?? '') : segment.literal;
+      const layout = layoutText(part.box, text, template.pageHeight, (gid, char) => {
+        let id = doc.index.get(gid);
+        if (id === undefined) {
+          id = doc.glyphs.length;
+          doc.glyphs.push(gid);
+          doc.index.set(gid, id);
+          doc.text.push(char);
+        }
+        return id;
+      });
+      if ('ops' in layout) content += layout.ops;
+      else {
+        const culprit = part.segments.find(
+          (s) => 'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data'),
+        );
+        issues.push({
+          path: culprit && 'ref' in culprit ? refPath(culprit.ref) : [],
+          message: `is too long to fit its box in design element ${part.elementIndex} at the minimum size ${num(part.box.minSize ?? 0)} pt`,
+        });
+      }
+    }
+  }
+  if (issues.length > 0) return { ok: false, issues };
+
+  const writer = new PdfWriter();
+  writer.prebuilt(template.prefix.bytes, template.prefix.offsets);
+  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', deflateSync(Buffer.from(content, 'latin1')));
+  writer.object(
+    INFO_OBJECT,
+    `<< /Title ${template.title} /Producer (certsvc) /CreationDate ${pdfDate(values.issuedAt)} >>`,
+  );
+  for (const doc of docFonts.values()) writeFont(writer, doc);
+  const pdf = writer.finish(1, INFO_OBJECT);
+  return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };
+}
+
+function valueOf(ref: ValueRef, values: RenderValues): string | undefined {
+  switch (ref.source) {
+    case 'name':
+      return typeof values.recipientName === 'string' ? values.recipientName.normalize('NFC') : undefined;
+    case 'data': {
+      const value = values.data?.[ref.key];
+      if (value === undefined || value === null) return '';
+      return typeof value === 'string' ? value.normalize('NFC') : String(value);
+    }
+    case 'issuedAt':
+      return formatIssuedAt(values.issuedAt);
+    case 'uniqueCode':
+      return typeof values.uniqueCode === 'string' ? values.uniqueCode : undefined;
+    case 'verificationUrl':
+      return typeof values.verificationUrl === 'string' ? values.verificationUrl : undefined;
+  }
+}
+
+function writeFont(writer: PdfWriter, doc: DocFont): void {
+  const { font, firstObject: id, name } = doc.compiled;
+  const fontFile = subsetTrueType(font, { glyphs: doc.glyphs, index: doc.index }); // may append components
+  const scale = 1000 / font.unitsPerEm;
+  const baseFont = `/${subsetTag(doc.glyphs)}+${font.postScriptName}`;
+  const widths = doc.glyphs.map((gid) => Math.round(font.advance(gid) * scale)).join(' ');
+  const serif = name.startsWith('serif');
+  writer.object(
+    id,
+    `<< /Type /Font /Subtype /Type0 /BaseFont ${baseFont} /Encoding /Identity-H ` +
+      `/DescendantFonts [${id + 1} 0 R] /ToUnicode ${id + 4} 0 R >>`,
+  );
+  writer.object(
+    id + 1,
+    `<< /Type /Font /Subtype /CIDFontType2 /BaseFont ${baseFont} ` +
+      `/CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> ` +
+      `/FontDescriptor ${id + 2} 0 R /W [0 [${widths}]] /CIDToGIDMap /Identity >>`,
+  );
+  const [x0, y0, x1, y1] = font.bbox.map((v) => Math.round(v * scale));
+  writer.object(
+    id + 2,
+    `<< /Type /FontDescriptor /FontName ${baseFont} /Flags ${serif ? 6 : 4} /FontBBox [${x0} ${y0} ${x1} ${y1}] ` +
+      `/ItalicAngle ${num(font.italicAngle)} /Ascent ${Math.round(font.ascender * scale)} ` +
+      `/Descent ${Math.round(font.descender * scale)} /CapHeight ${Math.round(font.capHeight * scale)} ` +
+      `/StemV ${name.endsWith('bold') ? 120 : 80} /FontFile2 ${id + 3} 0 R >>`,
+  );
+  writer.stream(id + 3, `/Filter /FlateDecode /Length1 ${fontFile.length}`, deflateSync(fontFile));
+  writer.stream(id + 4, '/Filter /FlateDecode', deflateSync(Buffer.from(toUnicodeCMap(doc.text), 'latin1')));
+}
+
+function toUnicodeCMap(text: string[]): string {
+  const entries: string[] = [];
+  text.forEach((t, id) => {
+    if (!t) return;
+    let hex = '';
+    for (let i = 0; i < t.length; i++) hex += hex4(t.charCodeAt(i));
+    entries.push(`<${hex4(id)}> <${hex}>`);
+  });
+  let cmap =
+    '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
+    '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n';
+  for (let i = 0; i < entries.length; i += 100) {
+    const block = entries.slice(i, i + 100);
+    cmap += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
+  }
+  return `${cmap}endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n`;
+}
+
+// Six capitals derived from the glyph set, as PDF asks of subset font names.
+function subsetTag(glyphs: number[]): string {
+  let hash = 0x811c9dc5;
+  for (const g of glyphs) hash = Math.imul(hash ^ g, 0x01000193) >>> 0;
+  let tag = '';
+  for (let i = 0; i < 6; i++) {
+    tag += String.fromCharCode(65 + (hash % 26));
+    hash = Math.floor(hash / 26) + i * 7919;
+  }
+  return tag;
+}

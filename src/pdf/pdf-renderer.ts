@@ -1,0 +1,62 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
+import type { RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
+
+export type { DataValue, RenderIssue, RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
+export type { Design } from '../modules/templates/design.schema.js';
+export { designIssues, sampleValues } from './design-issues.js';
+
+export interface PdfRenderer {
+  /** One outcome per item, in the same order. */
+  render(template: RenderTemplate, items: RenderValues[]): Promise<RenderOutcome[]>;
+  close(): Promise<void>;
+}
+
+// Enough chunks per thread to even out a slow start (a thread compiling the template) without
+// paying the per-task messaging cost too often.
+const CHUNKS_PER_THREAD = 4;
+const MIN_CHUNK = 8;
+
+export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer {
+  const threads = Math.max(1, opts.threads ?? availableParallelism());
+  const pool = new Piscina<RenderTask, WorkerOutcome[]>({
+    filename: new URL('./pdf.worker.js', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Number.POSITIVE_INFINITY,
+  });
+  let closed = false;
+
+  return {
+    async render(template, items) {
+      if (closed) throw new Error('PDF renderer is closed');
+      if (items.length === 0) return [];
+      const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
+      const chunks: Promise<WorkerOutcome[]>[] = [];
+      for (let start = 0; start < items.length; start += chunkSize) {
+        chunks.push(pool.run({ template, items: items.slice(start, start + chunkSize) }));
+      }
+      const outcomes: RenderOutcome[] = [];
+      for (const chunk of await Promise.all(chunks)) {
+        for (const outcome of chunk) {
+          outcomes.push(
+            outcome.ok
+              ? {
+                  ok: true,
+                  pdf: Buffer.from(outcome.pdf.buffer, outcome.pdf.byteOffset, outcome.pdf.byteLength),
+                  sha256: outcome.sha256,
+                }
+              : outcome,
+          );
+        }
+      }
+      return outcomes;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}

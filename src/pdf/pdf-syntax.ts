@@ -1,0 +1,85 @@
+// Small helpers for writing PDF syntax by hand.
+
+/** A number as PDF writes it: at most 3 decimals, never exponent notation. */
+export function num(n: number): string {
+  const rounded = Math.round(n * 1000) / 1000;
+  return Object.is(rounded, -0) ? '0' : String(rounded);
+}
+
+/** `#1F2937` -> `0.122 0.161 0.216` (operands of rg / RG). */
+export function rgb(hex: string): string {
+  const value = Number.parseInt(hex.slice(1), 16);
+  return `${num(((value >> 16) & 255) / 255)} ${num(((value >> 8) & 255) / 255)} ${num((value & 255) / 255)}`;
+}
+
+/** A text string as UTF-16BE with byte order mark, in hex form: safe for any characters. */
+export function textString(text: string): string {
+  let hex = '<FEFF';
+  for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0');
+  return `${hex}>`;
+}
+
+/** ISO timestamp -> `(D:20261121093000Z)`. */
+export function pdfDate(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '(D:19700101000000Z)';
+  const digits = date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `(D:${digits}Z)`;
+}
+
+export function hex4(n: number): string {
+  return n.toString(16).padStart(4, '0');
+}
+
+/** Serialises indirect objects, tracking byte offsets for the cross-reference table. */
+export class PdfWriter {
+  private readonly chunks: Buffer[] = [];
+  private length = 0;
+  private readonly offsets: number[] = [];
+
+  raw(bytes: Buffer | string): void {
+    const buf = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
+    this.chunks.push(buf);
+    this.length += buf.length;
+  }
+
+  /** Appends bytes already holding objects, whose offsets relative to the bytes are given. */
+  prebuilt(bytes: Buffer, relativeOffsets: ReadonlyMap<number, number>): void {
+    for (const [id, at] of relativeOffsets) this.offsets[id] = this.length + at;
+    this.raw(bytes);
+  }
+
+  object(id: number, body: string): void {
+    this.offsets[id] = this.length;
+    this.raw(`${id} 0 obj\n${body}\nendobj\n`);
+  }
+
+  stream(id: number, dict: string, data: Buffer): void {
+    this.offsets[id] = this.length;
+    this.raw(`${id} 0 obj\n<< ${dict} /Length ${data.length} >>\nstream\n`);
+    this.raw(data);
+    this.raw('\nendstream\nendobj\n');
+  }
+
+  /** The bytes written so far with each object's offset in them (for prebuilt parts). */
+  build(): { bytes: Buffer; offsets: Map<number, number> } {
+    const offsets = new Map<number, number>();
+    this.offsets.forEach((at, id) => offsets.set(id, at));
+    return { bytes: Buffer.concat(this.chunks, this.length), offsets };
+  }
+
+  finish(rootId: number, infoId: number): Buffer {
+    const xrefAt = this.length;
+    const size = this.offsets.length;
+    let xref = `xref\n0 ${size}\n0000000000 65535 f \n`;
+    for (let id = 1; id < size; id++) {
+      const at = this.offsets[id];
+      xref += at === undefined ? '0000000000 65535 f \n' : `${String(at).padStart(10, '0')} 00000 n \n`;
+    }
+    xref += `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    this.raw(xref);
+    return Buffer.concat(this.chunks, this.length);
+  }
+}
+
+export const pdfHeader = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';

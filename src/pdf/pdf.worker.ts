@@ -1,0 +1,73 @@
+import { renderDocument } from './document-writer.js';
+import type { RenderIssue, RenderTemplate, RenderValues } from './render-types.js';
+import { fontNames } from './fonts.js';
+import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
+
+// Runs in the piscina worker threads. Compiled templates are cached per thread, keyed by id and
+// version, so a template's fonts and images are prepared once per thread, not per document.
+
+export interface RenderTask {
+  template: RenderTemplate;
+  items: RenderValues[];
+}
+
+export type WorkerOutcome =
+  { ok: true; pdf: Uint8Array; sha256: string } | { ok: false; issues: RenderIssue[] };
+
+const MAX_CACHED_TEMPLATES = 32;
+const cache = new Map<string, CompiledTemplate>();
+
+export function compiledFor(template: RenderTemplate): CompiledTemplate {
+  const key = `${template.id}\u0000${template.version}`;
+  let compiled = cache.get(key);
+  if (compiled) {
+    cache.delete(key); // re-insert: Map order doubles as least-recently-used order
+  } else {
+    compiled = compileTemplate(template.design);
+    if (cache.size >= MAX_CACHED_TEMPLATES) cache.delete(cache.keys().next().value ?? '');
+  }
+  cache.set(key, compiled);
+  return compiled;
+}
+
+export default function renderTask(task: RenderTask): WorkerOutcome[] {
+  const compiled = compiledFor(task.template);
+  return task.items.map((item) => {
+    const result = renderDocument(compiled, item);
+    if (!result.ok) return result;
+    // A fresh, exactly sized copy: posting a pooled Buffer would clone its whole backing store.
+    return { ok: true, pdf: new Uint8Array(result.pdf), sha256: result.sha256 };
+  });
+}
+
+// When the thread starts (piscina loads this module eagerly), parse the fonts and run the render path
+// a few times, so that the first real request does not pay for font loading and cold code.
+function warmUp(): void {
+  const design: RenderTemplate['design'] = {
+    name: 'warm-up',
+    fields: [{ key: 'k', label: 'K', required: false }],
+    page: { width: 300, height: 300 },
+    elements: [
+      ...fontNames.map((font, i) => ({
+        type: 'text' as const,
+        text: `Warm-up {{recipient.name}} {{data.k}} {{certificate.issuedAt}} ${i}`,
+        x: 10,
+        y: 10 + 30 * i,
+        width: 100,
+        font,
+      })),
+      { type: 'qr', x: 10, y: 150, size: 100 },
+    ],
+  };
+  const compiled = compileTemplate(design);
+  for (let i = 0; i < 20; i++) {
+    renderDocument(compiled, {
+      recipientName: `Zoë Ωmega Жук ${i}`,
+      issuedAt: '2026-01-01T00:00:00.000Z',
+      uniqueCode: 'WARMUP',
+      verificationUrl: `https://warm.up/verify/${i}`,
+      data: { k: i },
+    });
+  }
+}
+warmUp();

@@ -1,0 +1,105 @@
+import type { TrueTypeFont } from './truetype-font.js';
+
+// Placeholders in design texts: {{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}},
+// {{certificate.uniqueCode}}, {{certificate.verificationUrl}}; whitespace inside the braces is allowed.
+
+export type ValueRef =
+  | { source: 'name' }
+  | { source: 'data'; key: string }
+  | { source: 'issuedAt' }
+  | { source: 'uniqueCode' }
+  | { source: 'verificationUrl' };
+
+export type Segment = { literal: string } | { ref: ValueRef };
+
+export interface ParsedText {
+  segments: Segment[];
+  unknown: string[]; // placeholder bodies that are not recognised
+}
+
+const placeholderPattern = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const dataKeyPattern = /^data\.([A-Za-z][A-Za-z0-9_]{0,63})$/;
+
+export function parseText(text: string): ParsedText {
+  const segments: Segment[] = [];
+  const unknown: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(placeholderPattern)) {
+    const at = match.index ?? 0;
+    if (at > last) segments.push({ literal: text.slice(last, at) });
+    last = at + match[0].length;
+    const ref = refFor(match[1] ?? '');
+    if (ref) segments.push({ ref });
+    else unknown.push(match[0]);
+  }
+  if (last < text.length) segments.push({ literal: text.slice(last) });
+  return { segments, unknown };
+}
+
+function refFor(body: string): ValueRef | undefined {
+  switch (body) {
+    case 'recipient.name':
+      return { source: 'name' };
+    case 'certificate.issuedAt':
+      return { source: 'issuedAt' };
+    case 'certificate.uniqueCode':
+      return { source: 'uniqueCode' };
+    case 'certificate.verificationUrl':
+      return { source: 'verificationUrl' };
+  }
+  const data = dataKeyPattern.exec(body);
+  return data?.[1] ? { source: 'data', key: data[1] } : undefined;
+}
+
+/** Where a value comes from, relative to the recipient (issue paths). */
+export function refPath(ref: ValueRef): (string | number)[] {
+  return ref.source === 'data' ? ['data', ref.key] : [ref.source];
+}
+
+export function refKey(ref: ValueRef): string {
+  return ref.source === 'data' ? `data.${ref.key}` : ref.source;
+}
+
+const months = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** `2026-11-21T09:30:00.000Z` -> `21 November 2026` (UTC). */
+export function formatIssuedAt(iso: string): string | undefined {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return undefined;
+  return `${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+// Control, format (bidi overrides, zero-width joiners), surrogate, private-use, unassigned and
+// line/paragraph separator characters: never drawn, even where a font happens to map them.
+const invisible = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
+
+/** Characters of `text` that the font cannot draw, described for an issue message. */
+export function unrenderableCharacters(text: string, font: TrueTypeFont): string[] {
+  const bad: string[] = [];
+  for (const char of text) {
+    const cp = char.codePointAt(0) ?? 0;
+    if (font.glyphId(cp) !== 0 && !invisible.test(char)) continue;
+    const code = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+    const shown = invisible.test(char) ? code : `"${char}" (${code})`;
+    if (!bad.includes(shown)) bad.push(shown);
+  }
+  return bad;
+}
+
+export function unrenderableMessage(bad: string[]): string {
+  const listed = bad.slice(0, 5).join(', ');
+  return `contains characters that cannot be rendered: ${listed}${bad.length > 5 ? ', ...' : ''}`;
+}

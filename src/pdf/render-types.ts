@@ -1,0 +1,25 @@
+import type { Design } from '../modules/templates/design.schema.js';
+
+export type DataValue = string | number | boolean;
+
+export interface RenderValues {
+  recipientName: string;
+  issuedAt: string; // ISO 8601
+  uniqueCode: string;
+  verificationUrl: string;
+  data: Record<string, DataValue>;
+}
+
+/** Path relative to the recipient (`['name']`, `['data', 'course']`) or to the design. */
+export interface RenderIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export type RenderOutcome = { ok: true; pdf: Buffer; sha256: string } | { ok: false; issues: RenderIssue[] };
+
+export interface RenderTemplate {
+  id: string;
+  version: string; // changes whenever the design changes: (id, version) is the cache key
+  design: Design;
+}
