@@ -54,14 +54,14 @@ const files = findTests(path.join(root, 'dist/test'))
 const pgServer = await startEmbeddedPostgres(path.join(root, '.tmp/test-data'));
 const admin = new pg.Client({ connectionString: pgServer.url });
 await admin.connect();
-await admin.query('DROP DATABASE IF EXISTS certsvc_test WITH (FORCE)');
-await admin.query('CREATE DATABASE certsvc_test');
-await admin.end();
+// A database of its own per run, so that runs side by side never share tables.
+const dbName = `certsvc_test_${process.pid}_${Date.now()}`;
+await admin.query(`CREATE DATABASE ${dbName}`);
 const redis = await startRedis();
 
 const env = {
   ...process.env,
-  TEST_DATABASE_URL: pgServer.url.replace(/\/certsvc$/, '/certsvc_test'),
+  TEST_DATABASE_URL: pgServer.url.replace(/\/certsvc$/, `/${dbName}`),
   ...(redis ? { REDIS_TEST_URL: redis.url } : {}),
 };
 const result = spawnSync(
@@ -70,5 +70,7 @@ const result = spawnSync(
   { stdio: 'inherit', env, cwd: root },
 );
 redis?.stop();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+await admin.end();
 await pgServer.release();
 process.exit(result.status ?? 1);
