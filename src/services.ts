@@ -39,6 +39,10 @@ export function createServices(deps: ServiceDeps) {
     issue: createIssueService({ db: deps.db, renderer: getRenderer, publicBaseUrl, now: deps.now }),
     verify: createVerifyService({ db: deps.db, publicBaseUrl }),
     emails: createEmailsService(deps),
+    // The server starts the PDF workers at boot so that the first request does not pay for it.
+    warmUp(): void {
+      getRenderer();
+    },
     // SMTP when SMTP_URL is set; otherwise .eml files under DATA_DIR/mail, marked sent.
     startEmailWorker(): EmailWorker {
       const transport = config.smtpUrl

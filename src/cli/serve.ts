@@ -14,6 +14,7 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
       const demo = await createDemo(deps);
       opts.io.out(['', 'First start: created a demo account.', ...demoLines(demo), ''].join('\n'));
     }
+    deps.services.warmUp();
     const app = await createApp(deps);
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
