@@ -39,11 +39,24 @@ function required(ctx: CommandContext, name: string): string {
   return v;
 }
 
+// A calendar date (UTC midnight) or a timestamp with Z or an offset; impossible dates such as
+// 2026-02-30 are refused rather than rolled over into the next month.
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 function date(value: string | boolean | undefined, name: string): Date | undefined {
   if (typeof value !== 'string') return undefined;
+  const m = ISO_DATE.exec(value);
   const d = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
-    throw new CliError(`--${name} must be an ISO 8601 date or timestamp, got "${value}"`, 2);
+  const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+  if (
+    !m ||
+    Number.isNaN(d.getTime()) ||
+    day!.getUTCDate() !== Number(m[3]) ||
+    day!.getUTCMonth() !== Number(m[2]) - 1
+  ) {
+    throw new CliError(
+      `--${name} must be an ISO 8601 date (2026-01-31) or timestamp (2026-01-31T09:00:00Z), got "${value}"`,
+      2,
+    );
   }
   return d;
 }
@@ -71,9 +84,13 @@ export const commands: Command[] = [
     async run(ctx) {
       // createDeps has applied pending migrations already; this reports the state.
       const applied = await migrate(deps(ctx).db);
-      const { rows } = await deps(ctx).db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+      const { rows } = await deps(ctx).db.query<{ name: string }>(
+        'SELECT name FROM schema_migrations ORDER BY name',
+      );
       const names = rows.map((r) => r.name);
-      print(ctx.io, ctx.json, { applied, migrations: names }, [`Database is up to date (${names.length} migrations: ${names.join(', ')})`]);
+      print(ctx.io, ctx.json, { applied, migrations: names }, [
+        `Database is up to date (${names.length} migrations: ${names.join(', ')})`,
+      ]);
     },
   },
   {
@@ -136,7 +153,13 @@ export const commands: Command[] = [
     positionals: ['ACCOUNT_ID'],
     options: { name: { type: 'string' }, scopes: { type: 'string' } },
     async run(ctx) {
-      const scopes = typeof ctx.values.scopes === 'string' ? ctx.values.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const scopes =
+        typeof ctx.values.scopes === 'string'
+          ? ctx.values.scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined;
       const key = await deps(ctx).services.keys.create(id(ctx.args[0], 'ACCOUNT_ID'), {
         name: typeof ctx.values.name === 'string' ? ctx.values.name : undefined,
         scopes,
@@ -204,7 +227,9 @@ export const commands: Command[] = [
     needsDb: false,
     async run(ctx) {
       const result = await previewTemplate(required(ctx, 'file'), required(ctx, 'out'), ctx.config);
-      print(ctx.io, ctx.json, result, [`Wrote ${result.out} (${result.bytes} bytes, sha256 ${result.sha256})`]);
+      print(ctx.io, ctx.json, result, [
+        `Wrote ${result.out} (${result.bytes} bytes, sha256 ${result.sha256})`,
+      ]);
     },
   },
   {

@@ -31,27 +31,37 @@ function distance(a: string, b: string): number {
   for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++)
     for (let j = 1; j <= b.length; j++)
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      d[i]![j] = Math.min(
+        d[i - 1]![j]! + 1,
+        d[i]![j - 1]! + 1,
+        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
   return d[a.length]![b.length]!;
 }
 
-function suggest(input: string, options: string[]): string {
+function suggest(input: string, options: string[], prefix = ''): string {
   const best = options.map((o) => ({ o, d: distance(input, o) })).sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= 2 ? ` Did you mean "${best.o}"?` : '';
+  return best && best.d <= 2 ? ` Did you mean "${prefix}${best.o}"?` : '';
 }
 
 function findCommand(argv: string[]): { command: Command; rest: string[] } {
   const [first, second] = argv;
   const tops = [...new Set(commands.map((c) => c.path[0]!))];
   if (!first || first.startsWith('-')) throw new CliError(`a command is required.\n\n${HELP}`, 2);
-  if (!tops.includes(first)) throw new CliError(`unknown command "${first}".${suggest(first, tops)} Run certsvc --help.`, 2);
+  if (!tops.includes(first))
+    throw new CliError(`unknown command "${first}".${suggest(first, tops)} Run certsvc --help.`, 2);
   const group = commands.filter((c) => c.path[0] === first);
   const single = group.find((c) => c.path.length === 1);
   if (single) return { command: single, rest: argv.slice(1) };
   const subs = group.map((c) => c.path[1]!);
-  if (!second || second.startsWith('-')) throw new CliError(`"${first}" needs a subcommand: ${subs.join(', ')}`, 2);
+  if (!second || second.startsWith('-'))
+    throw new CliError(`"${first}" needs a subcommand: ${subs.join(', ')}`, 2);
   const command = group.find((c) => c.path[1] === second);
-  if (!command) throw new CliError(`unknown command "${first} ${second}".${suggest(second, subs)} Known: ${subs.join(', ')}`, 2);
+  if (!command)
+    throw new CliError(
+      `unknown command "${first} ${second}".${suggest(second, subs, `${first} `)} Known: ${subs.join(', ')}`,
+      2,
+    );
   return { command, rest: argv.slice(2) };
 }
 
@@ -63,12 +73,19 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   let deps: Deps | undefined;
   try {
     const { command, rest } = findCommand(argv);
-    const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...command.options } as ParseArgsConfig['options'];
+    const options = {
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      ...command.options,
+    } as ParseArgsConfig['options'];
     let parsed;
     try {
       parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
     } catch (err) {
-      throw new CliError(`${(err as Error).message.replace(/\. To specify a positional.*$/s, '')}\nUsage: certsvc ${command.usage}`, 2);
+      throw new CliError(
+        `${(err as Error).message.replace(/\. To specify a positional.*$/s, '')}\nUsage: certsvc ${command.usage}`,
+        2,
+      );
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
     if (values.help) {
@@ -89,7 +106,12 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command.needsDb === false) {
       return (await command.run({ config, io, json, values, args: parsed.positionals })) ?? 0;
     }
-    deps = await createDeps(config, { logger: createLogger({ ...config, logLevel: command.path[0] === 'serve' || command.path[0] === 'worker' ? config.logLevel : 'warn' }) });
+    deps = await createDeps(config, {
+      logger: createLogger({
+        ...config,
+        logLevel: command.path[0] === 'serve' || command.path[0] === 'worker' ? config.logLevel : 'warn',
+      }),
+    });
     return (await command.run({ config, io, json, values, args: parsed.positionals, deps })) ?? 0;
   } catch (err) {
     if (err instanceof CliError) {

@@ -20,7 +20,9 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, host: config.host }, 'listening');
-    opts.io.out(`certsvc listening on http://${config.host}:${port} (public base URL ${config.publicBaseUrl})`);
+    opts.io.out(
+      `certsvc listening on http://${config.host}:${port} (public base URL ${config.publicBaseUrl})`,
+    );
     stops.push(() => app.close());
   }
   if (opts.worker) {

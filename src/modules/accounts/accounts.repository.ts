@@ -39,10 +39,10 @@ export async function findAccount(db: Queryable, id: string): Promise<AccountRow
 }
 
 export async function updatePlan(db: Queryable, id: string, plan: string): Promise<AccountRow | undefined> {
-  const { rows } = await db.query<AccountRow>(`UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
-    id,
-    plan,
-  ]);
+  const { rows } = await db.query<AccountRow>(
+    `UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, plan],
+  );
   return rows[0];
 }
 

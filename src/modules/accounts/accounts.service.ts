@@ -41,7 +41,10 @@ export function createAccountsService(deps: { db: Db; config: Config }) {
     async create(input: { name: string; plan: string; monthlyLimit?: number | null }): Promise<AccountView> {
       const name = input.name.trim();
       if (name.length < 1 || name.length > 200) {
-        throw new ValidationError([{ path: ['name'], message: 'must be 1 to 200 characters' }], 'The account name must be 1 to 200 characters');
+        throw new ValidationError(
+          [{ path: ['name'], message: 'must be 1 to 200 characters' }],
+          'The account name must be 1 to 200 characters',
+        );
       }
       const row = await repo.insertAccount(db, {
         id: uuidv7(),

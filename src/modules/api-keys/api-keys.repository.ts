@@ -56,7 +56,11 @@ export async function revokeKey(db: Queryable, keyId: string): Promise<ApiKeyRow
 // One round trip per request: finds the unrevoked key by its digest, stamps last_used_at and reads
 // what entitlement needs (plan, active partner contract), so that a plan change, a contract end or
 // a revocation takes effect on the very next request on every instance.
-export async function authenticateKey(db: Queryable, hash: Buffer, now: Date): Promise<PrincipalRow | undefined> {
+export async function authenticateKey(
+  db: Queryable,
+  hash: Buffer,
+  now: Date,
+): Promise<PrincipalRow | undefined> {
   const { rows } = await db.query<PrincipalRow>(
     `WITH k AS (
        UPDATE api_keys SET last_used_at = $2 WHERE key_hash = $1 AND revoked_at IS NULL

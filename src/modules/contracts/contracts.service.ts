@@ -41,11 +41,19 @@ function view(row: ContractRow): ContractView {
 export function createContractsService(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    async create(input: { accountId: string; startsAt?: Date; endsAt?: Date | null; emailDelivery?: boolean }) {
+    async create(input: {
+      accountId: string;
+      startsAt?: Date;
+      endsAt?: Date | null;
+      emailDelivery?: boolean;
+    }) {
       if (!(await findAccount(db, input.accountId))) throw new NotFoundError('Account');
       const startsAt = input.startsAt ?? deps.now();
       if (input.endsAt && input.endsAt <= startsAt) {
-        throw new ValidationError([{ path: ['endsAt'], message: 'must be after startsAt' }], 'The end must be after the start');
+        throw new ValidationError(
+          [{ path: ['endsAt'], message: 'must be after startsAt' }],
+          'The end must be after the start',
+        );
       }
       const { rows } = await db.query<ContractRow>(
         `INSERT INTO contracts (id, account_id, status, starts_at, ends_at, email_delivery)

@@ -8,7 +8,8 @@ const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colo
 const ImageSource = Type.String({
   pattern: '^data:image/(png|jpeg);base64,[A-Za-z0-9+/=]+$',
   maxLength: 4 * 1024 * 1024,
-  description: 'data:image/png;base64,... or data:image/jpeg;base64,... (a relative file path in a design file is inlined by the CLI)',
+  description:
+    'data:image/png;base64,... or data:image/jpeg;base64,... (a relative file path in a design file is inlined by the CLI)',
 });
 
 export const FontName = Type.Union(
@@ -24,7 +25,9 @@ export const TextElement = Type.Object(
     y: Type.Number({ minimum: 0 }),
     width: Type.Number({ exclusiveMinimum: 0 }),
     size: Type.Optional(Type.Number({ minimum: 4, maximum: 200, default: 14 })),
-    minSize: Type.Optional(Type.Number({ minimum: 4, maximum: 200, description: 'Smallest size when shrinking to fit' })),
+    minSize: Type.Optional(
+      Type.Number({ minimum: 4, maximum: 200, description: 'Smallest size when shrinking to fit' }),
+    ),
     font: Type.Optional(FontName),
     color: Type.Optional(Color),
     align: Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('center'), Type.Literal('right')])),

@@ -25,7 +25,14 @@ export async function insertTemplate(
   const { rows } = await db.query<TemplateRow>(
     `INSERT INTO templates (id, account_id, name, description, fields, design)
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-    [t.id, t.accountId, t.design.name, t.design.description ?? null, JSON.stringify(t.design.fields), t.design],
+    [
+      t.id,
+      t.accountId,
+      t.design.name,
+      t.design.description ?? null,
+      JSON.stringify(t.design.fields),
+      t.design,
+    ],
   );
   return rows[0]!;
 }
@@ -49,7 +56,11 @@ export async function listActive(
   return { rows: list.rows, total: count.rows[0]!.n };
 }
 
-export async function findActive(db: Queryable, accountId: string, id: string): Promise<TemplateRow | undefined> {
+export async function findActive(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<TemplateRow | undefined> {
   const { rows } = await db.query<TemplateRow>(
     `SELECT ${COLUMNS} FROM templates WHERE account_id = $1 AND id = $2 AND status = 'active'`,
     [accountId, id],

@@ -22,7 +22,9 @@ export const Template = Type.Object(
       Type.Object({
         key: Type.String({ description: 'Key of recipient.data that the design uses' }),
         label: Type.String(),
-        required: Type.Boolean({ description: 'A missing required key is a 422 at ["recipient","data",key]' }),
+        required: Type.Boolean({
+          description: 'A missing required key is a 422 at ["recipient","data",key]',
+        }),
       }),
     ),
     createdAt: Timestamp,

@@ -4,7 +4,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
 import { toIssues, compileBodyValidator } from '../../platform/http/validation.js';
 import { findAccount } from '../accounts/accounts.repository.js';
-import { Design } from './design.schema.js';
+import { Design, ImageElement, QrElement, RectElement, TextElement } from './design.schema.js';
 import * as repo from './templates.repository.js';
 
 export interface TemplateView {
@@ -28,22 +28,65 @@ export function templateView(row: repo.TemplateRow): TemplateView {
 }
 
 const validateDesign = compileBodyValidator(Design);
+const validateElement: Record<string, ReturnType<typeof compileBodyValidator>> = {
+  text: compileBodyValidator(TextElement),
+  image: compileBodyValidator(ImageElement),
+  qr: compileBodyValidator(QrElement),
+  rect: compileBodyValidator(RectElement),
+};
+
+// An element that matches none of the element types only gets "must match a schema in anyOf" from
+// the union: check it against the schema of its own `type`, which says what is actually wrong.
+function schemaIssues(input: unknown): Issue[] {
+  const elements = (input as { elements?: unknown }).elements;
+  return toIssues(validateDesign.errors ?? []).flatMap((issue): Issue[] => {
+    const [first, index] = issue.path;
+    if (
+      issue.path.length !== 2 ||
+      first !== 'elements' ||
+      typeof index !== 'number' ||
+      !Array.isArray(elements)
+    ) {
+      return [issue];
+    }
+    const element = elements[index] as { type?: unknown } | null;
+    const type = element && typeof element === 'object' ? element.type : undefined;
+    const validate = typeof type === 'string' ? validateElement[type] : undefined;
+    if (!validate) {
+      return [
+        {
+          path: [...issue.path, 'type'],
+          message: `must be one of ${Object.keys(validateElement).join(', ')}`,
+        },
+      ];
+    }
+    return validate(element) ? [issue] : toIssues(validate.errors ?? [], issue.path);
+  });
+}
 
 // Checks a design beyond its schema (placeholders, images, layout); supplied by the PDF renderer.
 export type DesignChecker = (design: Design) => Issue[];
 
 export function parseDesign(input: unknown, check?: DesignChecker): Design {
   if (!validateDesign(input)) {
-    const issues = toIssues(validateDesign.errors ?? []);
-    throw new ValidationError(issues, `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+    const issues = schemaIssues(input);
+    throw new ValidationError(
+      issues,
+      `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
+    );
   }
   const design = input as Design;
   const keys = design.fields.map((f) => f.key);
   const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
-  const issues: Issue[] = duplicate ? [{ path: ['fields'], message: `duplicate field key "${duplicate}"` }] : [];
+  const issues: Issue[] = duplicate
+    ? [{ path: ['fields'], message: `duplicate field key "${duplicate}"` }]
+    : [];
   issues.push(...(check?.(design) ?? []));
   if (issues.length > 0) {
-    throw new ValidationError(issues, `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+    throw new ValidationError(
+      issues,
+      `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
+    );
   }
   return design;
 }

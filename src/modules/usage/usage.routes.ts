@@ -1,13 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { AUTH_ERRORS, dataOf, errorResponses, Timestamp, withRateHeaders } from '../../platform/http/schemas.js';
+import {
+  AUTH_ERRORS,
+  dataOf,
+  errorResponses,
+  Timestamp,
+  withRateHeaders,
+} from '../../platform/http/schemas.js';
 import type { UsageService } from './usage.service.js';
 
 export const Usage = Type.Object(
   {
     tier: Type.String({ description: 'Plan name of the account, e.g. Business' }),
     certificates: Type.Object({
-      limit: Type.Union([Type.Integer(), Type.Null()], { description: 'Null on partner accounts (contractual quota)' }),
+      limit: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Null on partner accounts (contractual quota)',
+      }),
       used: Type.Integer({ description: 'Certificates issued in the current period (UTC calendar month)' }),
       remaining: Type.Union([Type.Integer(), Type.Null()], { description: 'Null on partner accounts' }),
       resetAt: Timestamp,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,6 +119,12 @@ async function loadState(dataDir: string, clusterDir: string, owner: { uid?: num
   }
   // First start: create the cluster with a generated password.
   const { initdb } = await binaries();
+  if (owner.uid !== undefined) {
+    // The postgres user must be able to reach its cluster: a private DATA_DIR (e.g. from mkdtemp)
+    // gets the search bit for others, nothing more.
+    const { mode } = await stat(dataDir);
+    if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o7777) | 0o001);
+  }
   await rm(clusterDir, { recursive: true, force: true });
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
   if (owner.uid !== undefined) await chown(clusterDir, owner.uid, owner.gid!);
@@ -128,9 +134,23 @@ async function loadState(dataDir: string, clusterDir: string, owner: { uid?: num
   try {
     await run(
       initdb,
-      ['-D', clusterDir, '-U', 'postgres', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale'],
+      [
+        '-D',
+        clusterDir,
+        '-U',
+        'postgres',
+        `--pwfile=${pwFile}`,
+        '--auth=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--no-locale',
+      ],
       { ...owner },
-    );
+    ).catch((err: { stderr?: string; message: string }) => {
+      throw new Error(
+        `could not create the embedded PostgreSQL cluster in ${clusterDir}: ${(err.stderr || err.message).trim()}`,
+      );
+    });
   } finally {
     await rm(pwFile, { force: true });
   }
