@@ -28,15 +28,24 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
   );
 }
 
+// Pending migrations, then the configured plan catalog.
+export async function prepareDatabase(db: Db, config: Config): Promise<string[]> {
+  const applied = await migrate(db);
+  await upsertPlans(db, config.plans);
+  return applied;
+}
+
 // The composition root: every process (server, worker, CLI, tests, benchmarks) builds its
 // dependencies here from a validated Config.
-export async function createDeps(config: Config, opts: { logger?: Logger; now?: () => Date } = {}): Promise<Deps> {
+export async function createDeps(
+  config: Config,
+  opts: { logger?: Logger; now?: () => Date; migrate?: boolean } = {},
+): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const db = createDb(config.databaseUrl ?? embedded!.url);
   try {
-    await migrate(db);
-    await upsertPlans(db, config.plans);
+    if (opts.migrate !== false) await prepareDatabase(db, config);
   } catch (err) {
     await db.close();
     await embedded?.release();

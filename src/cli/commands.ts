@@ -1,7 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
-import type { Deps } from '../deps.js';
-import { migrate } from '../platform/db/migrate.js';
+import { prepareDatabase, type Deps } from '../deps.js';
 import { UUID_PATTERN } from '../platform/ids.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
@@ -82,14 +81,16 @@ export const commands: Command[] = [
     usage: 'migrate',
     positionals: [],
     async run(ctx) {
-      // createDeps has applied pending migrations already; this reports the state.
-      const applied = await migrate(deps(ctx).db);
+      // createDeps skips migrations for this command, so that it can report what it applied.
+      const applied = await prepareDatabase(deps(ctx).db, ctx.config);
       const { rows } = await deps(ctx).db.query<{ name: string }>(
         'SELECT name FROM schema_migrations ORDER BY name',
       );
       const names = rows.map((r) => r.name);
       print(ctx.io, ctx.json, { applied, migrations: names }, [
-        `Database is up to date (${names.length} migrations: ${names.join(', ')})`,
+        applied.length > 0
+          ? `Applied ${applied.join(', ')}; database is up to date (${names.length} migrations)`
+          : `Database is up to date (${names.length} migrations: ${names.join(', ')})`,
       ]);
     },
   },

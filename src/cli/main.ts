@@ -106,11 +106,10 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command.needsDb === false) {
       return (await command.run({ config, io, json, values, args: parsed.positionals })) ?? 0;
     }
+    const logLevel = ['serve', 'worker'].includes(command.path[0]!) ? config.logLevel : 'warn';
     deps = await createDeps(config, {
-      logger: createLogger({
-        ...config,
-        logLevel: command.path[0] === 'serve' || command.path[0] === 'worker' ? config.logLevel : 'warn',
-      }),
+      logger: createLogger({ ...config, logLevel }),
+      migrate: command.path[0] !== 'migrate',
     });
     return (await command.run({ config, io, json, values, args: parsed.positionals, deps })) ?? 0;
   } catch (err) {
