@@ -96,8 +96,8 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
 
   templatesRoutes(app, deps.services.templates);
   usageRoutes(app, deps.services.usage);
-  certificatesRoutes(app, deps.services);
-  emailsRoutes(app, deps.services.emails);
+  certificatesRoutes(app, deps.services, deps.db);
+  emailsRoutes(app, deps.services.emails, deps.db);
   verifyRoutes(app, deps.services.verify);
   openapiRoutes(app);
 

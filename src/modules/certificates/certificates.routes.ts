@@ -9,6 +9,8 @@ import {
   pageOf,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
+import type { Db } from '../../platform/db/db.js';
+import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { CertificatesService } from './certificates.service.js';
 import { BatchResult, IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
@@ -24,6 +26,7 @@ async function emptyBodyIsObject(request: FastifyRequest) {
 export function certificatesRoutes(
   app: FastifyInstance,
   services: { certificates: CertificatesService; issue: IssueService },
+  db: Db,
 ) {
   const { certificates, issue } = services;
 
@@ -42,11 +45,13 @@ export function certificatesRoutes(
           'and those beyond it fail with quota_exceeded. Each certificate is committed with its frozen PDF. A batch counts as one ' +
           'request against the rate limit.',
         security,
+        headers: IdempotencyHeaders,
         body: IssueBody,
         response: {
           201: withRateHeaders(
             Type.Object({ data: Type.Union([Type.Ref('Certificate'), BatchResult]) }),
             'Created: a Certificate (single mode) or a batch result (batch mode)',
+            REPLAYED_HEADER,
           ),
           ...errorResponses(...AUTH_ERRORS, 402, 404, 413, 422),
         },
@@ -64,10 +69,15 @@ export function certificatesRoutes(
         );
       }
       const principal = request.principal!;
-      const data = single
-        ? await issue.issueOne(principal, body.templateId.toLowerCase(), body.recipient)
-        : await issue.issueBatch(principal, body.templateId.toLowerCase(), body.recipients!);
-      return reply.code(201).send({ data });
+      const templateId = body.templateId.toLowerCase();
+      return answerIdempotently(request, reply, db, async () => ({
+        status: 201,
+        body: {
+          data: single
+            ? await issue.issueOne(principal, templateId, body.recipient)
+            : await issue.issueBatch(principal, templateId, body.recipients!),
+        },
+      }));
     },
   );
 
@@ -175,17 +185,21 @@ export function certificatesRoutes(
           'Draft: 409. Revocation gives no quota back; the PDF stays downloadable by its owner.',
         security,
         params: IdParams,
+        headers: IdempotencyHeaders,
         body: RevokeBody,
         response: {
-          200: withRateHeaders(dataOf(Type.Ref('Certificate')), 'The revoked certificate'),
+          200: withRateHeaders(dataOf(Type.Ref('Certificate')), 'The revoked certificate', REPLAYED_HEADER),
           ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params as { id: string };
       const { reason } = request.body as { reason?: string };
-      return { data: await certificates.revoke(request.principal!.accountId, id.toLowerCase(), reason ?? null) };
+      return answerIdempotently(request, reply, db, async () => ({
+        status: 200,
+        body: { data: await certificates.revoke(request.principal!.accountId, id.toLowerCase(), reason ?? null) },
+      }));
     },
   );
 }

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AUTH_ERRORS, dataOf, errorResponses, IdParams, pageOf, withRateHeaders } from '../../platform/http/schemas.js';
 import { HistoryQuery, SendBodyDoc } from './emails.schemas.js';
+import type { Db } from '../../platform/db/db.js';
+import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { EmailsService } from './emails.service.js';
 
 const security = [{ bearerAuth: [] }];
 
-export function emailsRoutes(app: FastifyInstance, emails: EmailsService) {
+export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db) {
   app.post(
     '/api/v1/certificates/:id/send',
     {
@@ -23,17 +25,20 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService) {
           'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError.',
         security,
         params: IdParams,
+        headers: IdempotencyHeaders,
         body: SendBodyDoc,
         response: {
-          202: withRateHeaders(dataOf(Type.Ref('EmailSend')), 'Accepted: the queued send'),
+          202: withRateHeaders(dataOf(Type.Ref('EmailSend')), 'Accepted: the queued send', REPLAYED_HEADER),
           ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
         },
       },
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      const data = await emails.send(request.principal!, id.toLowerCase(), request.body);
-      return reply.code(202).send({ data });
+      return answerIdempotently(request, reply, db, async () => ({
+        status: 202,
+        body: { data: await emails.send(request.principal!, id.toLowerCase(), request.body) },
+      }));
     },
   );
 
