@@ -10,10 +10,12 @@ export function sendError(
   message: string,
   details?: Record<string, unknown>,
 ) {
+  // Serialized here, not by the route's response schema: an error can end a route whose schema for
+  // that status is not the envelope (the HTML verify page's 429 would otherwise read "[object Object]").
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send({ error: details ? { code, message, details } : { code, message } });
+    .send(JSON.stringify({ error: details ? { code, message, details } : { code, message } }));
 }
 
 function validationReply(reply: FastifyReply, issues: Issue[]) {
