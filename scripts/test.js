@@ -48,7 +48,10 @@ async function startRedis() {
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
+// Only compiled tests whose TypeScript source still exists (dist/ may hold deleted tests).
+const hasSource = (f) => existsSync(path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts'));
 const files = findTests(path.join(root, 'dist/test'))
+  .filter(hasSource)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
 const pgServer = await startEmbeddedPostgres(path.join(root, '.tmp/test-data'));
