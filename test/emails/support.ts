@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import pg from 'pg';
+import pino from 'pino';
+import type { Db } from '../../src/platform/db/db.js';
+import { startEmailWorker, type EmailWorker, type EmailWorkerOptions } from '../../src/modules/emails/email.worker.js';
+import { createSmtpTransport } from '../../src/modules/emails/mail-transport.js';
+import { testDatabaseUrl } from '../helpers/app.js';
+
+/**
+ * A database of its own on the test server. The email worker claims due sends of every account, so a
+ * worker on the shared test database would steal (and deliver) other test files' sends, and theirs ours.
+ */
+export interface FreshDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createFreshDatabase(): Promise<FreshDatabase> {
+  const base = new URL(testDatabaseUrl());
+  const name = `certsvc_email_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base.href });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base.href);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const c = new pg.Client({ connectionString: base.href });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined/false; fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface SendRow {
+  id: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  sent_at: Date | null;
+}
+
+export async function sendRow(db: Pick<Db, 'query'>, id: string): Promise<SendRow> {
+  const { rows } = await db.query<SendRow>(
+    'SELECT id, status, attempts, last_error, sent_at FROM email_sends WHERE id = $1',
+    [id],
+  );
+  if (!rows[0]) throw new Error(`no send ${id}`);
+  return rows[0];
+}
+
+/** Waits until the send reaches a final state (sent or failed) and returns its row. */
+export function settled(db: Pick<Db, 'query'>, id: string, timeoutMs?: number): Promise<SendRow> {
+  return waitFor(
+    `send ${id} to settle`,
+    async () => {
+      const row = await sendRow(db, id);
+      return row.status === 'sent' || row.status === 'failed' ? row : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+export function parseMail(raw: Buffer): Promise<ParsedMail> {
+  return simpleParser(raw);
+}
+
+/** The unique code named by the attachment file name of a raw message. */
+export function codeInMessage(raw: Buffer): string | undefined {
+  return /certificate-([0-9A-Z]{16})\.pdf/.exec(raw.toString('latin1'))?.[1];
+}
+
+export const MAIL_FROM_ADDRESS = 'certs@certsvc.test';
+export const MAIL_FROM = `Certsvc Test <${MAIL_FROM_ADDRESS}>`;
+
+/** The real worker over SMTP, with test-sized timings. */
+export function startSmtpWorker(
+  db: Db,
+  smtpUrl: string,
+  options: EmailWorkerOptions = {},
+): { worker: EmailWorker; stop(): Promise<void> } {
+  const transport = createSmtpTransport(smtpUrl);
+  const worker = startEmailWorker({
+    db,
+    transport,
+    mailFrom: MAIL_FROM,
+    publicBaseUrl: 'http://certs.test',
+    logger: pino({ level: 'silent' }),
+    options: { pollMs: 50, leaseMs: 5_000, retryBaseMs: 100, ...options },
+  });
+  return {
+    worker,
+    async stop() {
+      await worker.stop();
+      await transport.close();
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
