@@ -57,8 +57,14 @@ export async function designToHtml(design: Design, v: RenderValues): Promise<str
     } else if (e.type === 'image') {
       parts.push(`<img style="${box}width:${e.width}pt;height:${e.height}pt" src="${e.src}">`);
     } else if (e.type === 'qr') {
-      const svg = await QRCode.toString(v.verificationUrl, { type: 'svg', margin: 0, color: { dark: String(e.color ?? '#000000') } });
-      parts.push(`<div style="${box}width:${e.size}pt;height:${e.size}pt">${svg.replace('<svg', '<svg width="100%" height="100%"')}</div>`);
+      const svg = await QRCode.toString(v.verificationUrl, {
+        type: 'svg',
+        margin: 0,
+        color: { dark: String(e.color ?? '#000000') },
+      });
+      parts.push(
+        `<div style="${box}width:${e.size}pt;height:${e.size}pt">${svg.replace('<svg', '<svg width="100%" height="100%"')}</div>`,
+      );
     } else if (e.type === 'rect') {
       const stroke = e.stroke ? `border:${e.strokeWidth ?? 1}pt solid ${e.stroke};` : '';
       parts.push(

@@ -48,13 +48,17 @@ async function main() {
   const { DEMO_DESIGN } = await import('../src/cli/demo.js');
   const { startEmbeddedPostgres } = await import('../src/platform/db/embedded.js');
 
-  const smtp = fork(import.meta.filename, ['smtp-server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const smtp = fork(import.meta.filename, ['smtp-server'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = <T>(cmd: string) =>
     new Promise<T>((resolve) => {
       smtp.once('message', (m) => resolve(m as T));
       smtp.send({ cmd });
     });
-  const { port } = await new Promise<{ port: number }>((resolve) => smtp.once('message', (m) => resolve(m as { port: number })));
+  const { port } = await new Promise<{ port: number }>((resolve) =>
+    smtp.once('message', (m) => resolve(m as { port: number })),
+  );
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-email-bench-'));
   const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir);
@@ -69,7 +73,11 @@ async function main() {
   const s = deps.services;
   const ms = (start: number) => Math.round(performance.now() - start);
   try {
-    const account = await s.accounts.create({ name: 'Email Bench Academy', plan: 'Business', monthlyLimit: 1_000_000 });
+    const account = await s.accounts.create({
+      name: 'Email Bench Academy',
+      plan: 'Business',
+      monthlyLimit: 1_000_000,
+    });
     const key = await s.keys.create(account.id);
     const principal = (await s.keys.authenticate(key.key))!;
     const template = await s.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));

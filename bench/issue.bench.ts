@@ -45,25 +45,47 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-bench-'));
 const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir);
 const databaseUrl = process.env.DATABASE_URL ?? pg!.url;
 const port = await freePort();
-const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '1000000', DATA_DIR: dataDir };
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  PORT: String(port),
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_MAX: '1000000',
+  DATA_DIR: dataDir,
+};
 const config = loadConfig(env);
 const deps = await createDeps(config, { logger: createLogger({ ...config, logLevel: 'warn' }) });
-const account = await deps.services.accounts.create({ name: 'Bench Academy', plan: 'Business', monthlyLimit: 1_000_000 });
+const account = await deps.services.accounts.create({
+  name: 'Bench Academy',
+  plan: 'Business',
+  monthlyLimit: 1_000_000,
+});
 const key = await deps.services.keys.create(account.id);
 const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
 const template = await deps.services.templates.create(account.id, design);
 
-const server = spawn(process.execPath, [path.join(root, 'bin/certsvc.js'), 'serve', '--no-worker'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [path.join(root, 'bin/certsvc.js'), 'serve', '--no-worker'], {
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 await new Promise<void>((resolve, reject) => {
   server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
   server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
 });
 const base = `http://127.0.0.1:${port}`;
 const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
-const recipient = (i: number) => ({ name: `Zoë Ångström ${i}`, email: `r${i}@example.com`, data: { course: 'Safe Lifting', hours: 12 } });
+const recipient = (i: number) => ({
+  name: `Zoë Ångström ${i}`,
+  email: `r${i}@example.com`,
+  data: { course: 'Safe Lifting', hours: 12 },
+});
 async function issue(body: unknown): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(`${base}/api/v1/certificates`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/api/v1/certificates`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   if (res.status !== 201) throw new Error(`issue answered ${res.status}`);
   return performance.now() - t0;
@@ -73,10 +95,16 @@ try {
   const rssIdle = memoryKb(server.pid!, 'VmRSS');
   for (let i = 0; i < 20; i++) await issue({ templateId: template.id, recipient: recipient(i) }); // warm-up
   const single: number[] = [];
-  for (let i = 0; i < SINGLE; i++) single.push(await issue({ templateId: template.id, recipient: recipient(i) }));
+  for (let i = 0; i < SINGLE; i++)
+    single.push(await issue({ templateId: template.id, recipient: recipient(i) }));
   const batches: number[] = [];
   for (let b = 0; b < BATCHES; b++) {
-    batches.push(await issue({ templateId: template.id, recipients: Array.from({ length: 500 }, (_, i) => recipient(i)) }));
+    batches.push(
+      await issue({
+        templateId: template.id,
+        recipients: Array.from({ length: 500 }, (_, i) => recipient(i)),
+      }),
+    );
   }
   const peak = memoryKb(server.pid!, 'VmHWM');
 
@@ -97,11 +125,19 @@ try {
 
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   const page = await browser.newPage();
   const html = await Promise.all(values.slice(0, 30).map((v) => designToHtml(design, v)));
-  const fill = (h: string) => page.evaluate((inner) => (document.querySelector('.page')!.innerHTML = inner), h);
+  const fill = (h: string) =>
+    page.evaluate((inner) => (document.querySelector('.page')!.innerHTML = inner), h);
   await page.setContent(shellHtml(design));
   await fill(html[0]!);
   await page.pdf({ preferCSSPageSize: true, printBackground: true });
@@ -114,10 +150,18 @@ try {
   await browser.close();
 
   const f = (n: number) => n.toFixed(1);
-  console.log(`single issue over HTTP (${SINGLE} sequential): p50 ${f(percentile(single, 50))} ms, p95 ${f(percentile(single, 95))} ms`);
-  console.log(`batch of 500 over HTTP (${BATCHES} runs): ${batches.map(f).join(', ')} ms; median ${f(percentile(batches, 50))} ms`);
-  console.log(`server memory: idle RSS ${(rssIdle / 1024).toFixed(0)} MiB, peak RSS (VmHWM) ${(peak / 1024).toFixed(0)} MiB`);
-  console.log(`rendering per document: certsvc ${f(oursPerDoc)} ms (worker pool, 100 docs), Chromium page.pdf() ${f(chromiumPerDoc)} ms (one warm page, fonts loaded once, 30 docs): ${(chromiumPerDoc / oursPerDoc).toFixed(1)}x faster`);
+  console.log(
+    `single issue over HTTP (${SINGLE} sequential): p50 ${f(percentile(single, 50))} ms, p95 ${f(percentile(single, 95))} ms`,
+  );
+  console.log(
+    `batch of 500 over HTTP (${BATCHES} runs): ${batches.map(f).join(', ')} ms; median ${f(percentile(batches, 50))} ms`,
+  );
+  console.log(
+    `server memory: idle RSS ${(rssIdle / 1024).toFixed(0)} MiB, peak RSS (VmHWM) ${(peak / 1024).toFixed(0)} MiB`,
+  );
+  console.log(
+    `rendering per document: certsvc ${f(oursPerDoc)} ms (worker pool, 100 docs), Chromium page.pdf() ${f(chromiumPerDoc)} ms (one warm page, fonts loaded once, 30 docs): ${(chromiumPerDoc / oursPerDoc).toFixed(1)}x faster`,
+  );
 } finally {
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));

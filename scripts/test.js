@@ -35,9 +35,13 @@ async function startRedis() {
     return undefined;
   }
   const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; i < 50; i++) {
     const ok = await new Promise((r) => {
       const s = net.connect(port, '127.0.0.1', () => (s.destroy(), r(true))).on('error', () => r(false));
@@ -49,7 +53,8 @@ async function startRedis() {
 }
 
 // Only compiled tests whose TypeScript source still exists (dist/ may hold deleted tests).
-const hasSource = (f) => existsSync(path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts'));
+const hasSource = (f) =>
+  existsSync(path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts'));
 const files = findTests(path.join(root, 'dist/test'))
   .filter(hasSource)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))

@@ -39,7 +39,8 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
   const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
@@ -56,7 +57,8 @@ function parsePlans(raw: string | undefined): PlanDefinition[] {
   } catch {
     throw new ConfigError('PLANS_JSON is not valid JSON');
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError('PLANS_JSON must be a non-empty array');
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    throw new ConfigError('PLANS_JSON must be a non-empty array');
   return parsed.map((p: Record<string, unknown>, i) => {
     if (
       typeof p?.name !== 'string' ||
@@ -67,7 +69,12 @@ function parsePlans(raw: string | undefined): PlanDefinition[] {
     ) {
       throw new ConfigError(`PLANS_JSON[${i}] needs name, apiAccess, emailDelivery and a monthlyLimit >= 0`);
     }
-    return { name: p.name, apiAccess: p.apiAccess, emailDelivery: p.emailDelivery, monthlyLimit: p.monthlyLimit as number };
+    return {
+      name: p.name,
+      apiAccess: p.apiAccess,
+      emailDelivery: p.emailDelivery,
+      monthlyLimit: p.monthlyLimit as number,
+    };
   });
 }
 

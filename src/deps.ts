@@ -22,7 +22,10 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
   return pino(
     {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.key'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.key'],
+        censor: '[redacted]',
+      },
     },
     destination,
   );

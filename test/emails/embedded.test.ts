@@ -34,11 +34,18 @@ describe('email delivery without SMTP', () => {
       method: 'POST',
       url: '/api/v1/certificates',
       headers: tenant.auth,
-      payload: { templateId: tenant.templateId, recipient: { name: 'Zoë Ångström', email: 'zoe@example.com', data: { course: 'Files' } } },
+      payload: {
+        templateId: tenant.templateId,
+        recipient: { name: 'Zoë Ångström', email: 'zoe@example.com', data: { course: 'Files' } },
+      },
     });
     assert.equal(issued.statusCode, 201, issued.body);
     const cert = issued.json().data as { id: string; uniqueCode: string; verificationUrl: string };
-    const res = await t.app.inject({ method: 'POST', url: `/api/v1/certificates/${cert.id}/send`, headers: tenant.auth });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/certificates/${cert.id}/send`,
+      headers: tenant.auth,
+    });
     assert.equal(res.statusCode, 202, res.body);
 
     const row = await settled(t.deps.db, res.json().data.id);
@@ -65,7 +72,10 @@ describe('email delivery without SMTP', () => {
     const pdf = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/pdf`, headers: tenant.auth });
     assert.ok(Buffer.compare(parsed.attachments[0]!.content, pdf.rawPayload) === 0);
 
-    const history = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/emails`, headers: tenant.auth });
+    const history = await t.app.inject({
+      url: `/api/v1/certificates/${cert.id}/emails`,
+      headers: tenant.auth,
+    });
     assert.equal(history.json().data[0].status, 'sent');
     assert.ok(history.json().data[0].sentAt);
   });

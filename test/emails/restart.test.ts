@@ -33,7 +33,8 @@ before(async () => {
 
 after(async () => {
   for (const child of children) {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+      process.kill(child.pid, 'SIGKILL');
   }
   await t?.close();
   await smtp?.close();
@@ -102,7 +103,9 @@ describe('durable email queue across a crash', () => {
       }),
     });
     assert.equal(issued.status, 201);
-    const batch = (await issued.json()) as { data: { created: number; results: { certificate: { id: string; uniqueCode: string } }[] } };
+    const batch = (await issued.json()) as {
+      data: { created: number; results: { certificate: { id: string; uniqueCode: string } }[] };
+    };
     assert.equal(batch.data.created, COUNT);
     const certs = batch.data.results.map((r) => r.certificate);
 
@@ -110,7 +113,11 @@ describe('durable email queue across a crash', () => {
     for (let i = 0; i < certs.length; i += 20) {
       const chunk = await Promise.all(
         certs.slice(i, i + 20).map(async (c) => {
-          const res = await fetch(`${base}/certificates/${c.id}/send`, { method: 'POST', headers, body: '{}' });
+          const res = await fetch(`${base}/certificates/${c.id}/send`, {
+            method: 'POST',
+            headers,
+            body: '{}',
+          });
           assert.equal(res.status, 202, await res.clone().text());
           return ((await res.json()) as { data: { id: string } }).data.id;
         }),
@@ -122,13 +129,21 @@ describe('durable email queue across a crash', () => {
     smtp.openGate();
     await waitFor('delivery to be under way', () => smtp.received.length >= 40, 30_000);
     process.kill(first.child.pid!, 'SIGKILL');
-    await waitFor('the server to die', () => first.child.signalCode !== null || first.child.exitCode !== null);
+    await waitFor(
+      'the server to die',
+      () => first.child.signalCode !== null || first.child.exitCode !== null,
+    );
     const deliveredBeforeCrash = smtp.received.length;
     const atCrash = await statusCounts();
-    assert.ok(deliveredBeforeCrash < COUNT, `the crash came before the end (${deliveredBeforeCrash} delivered)`);
+    assert.ok(
+      deliveredBeforeCrash < COUNT,
+      `the crash came before the end (${deliveredBeforeCrash} delivered)`,
+    );
     assert.ok((atCrash.sent ?? 0) < COUNT, `not all sent at the crash: ${JSON.stringify(atCrash)}`);
 
-    ctx.diagnostic(`at the crash: ${deliveredBeforeCrash} messages received, sends ${JSON.stringify(atCrash)}`);
+    ctx.diagnostic(
+      `at the crash: ${deliveredBeforeCrash} messages received, sends ${JSON.stringify(atCrash)}`,
+    );
 
     const second = await startServer(port);
     const final = await waitFor(
@@ -158,6 +173,10 @@ describe('durable email queue across a crash', () => {
     }
 
     process.kill(second.child.pid!, 'SIGTERM');
-    await waitFor('the server to stop', () => second.child.exitCode !== null || second.child.signalCode !== null, 30_000);
+    await waitFor(
+      'the server to stop',
+      () => second.child.exitCode !== null || second.child.signalCode !== null,
+      30_000,
+    );
   });
 });

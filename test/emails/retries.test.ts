@@ -63,7 +63,10 @@ async function issueMany(env: Env, count: number): Promise<{ id: string; uniqueC
     },
   });
   assert.equal(res.statusCode, 201, res.body);
-  const body = res.json().data as { created: number; results: { certificate: { id: string; uniqueCode: string } }[] };
+  const body = res.json().data as {
+    created: number;
+    results: { certificate: { id: string; uniqueCode: string } }[];
+  };
   assert.equal(body.created, count);
   return body.results.map((r) => r.certificate);
 }
@@ -79,13 +82,23 @@ async function queueSend(env: Env, certificateId: string): Promise<string> {
 }
 
 async function history(env: Env, certificateId: string) {
-  const res = await env.t.app.inject({ url: `/api/v1/certificates/${certificateId}/emails`, headers: env.tenant.auth });
+  const res = await env.t.app.inject({
+    url: `/api/v1/certificates/${certificateId}/emails`,
+    headers: env.tenant.auth,
+  });
   assert.equal(res.statusCode, 200, res.body);
-  return res.json().data as { id: string; status: string; attempts: number; lastError: string | null; sentAt: string | null }[];
+  return res.json().data as {
+    id: string;
+    status: string;
+    attempts: number;
+    lastError: string | null;
+    sentAt: string | null;
+  }[];
 }
 
 function killChild(child: ChildProcess | undefined) {
-  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null)
+    process.kill(child.pid, 'SIGKILL');
 }
 
 describe('email delivery retries and failures', () => {

@@ -19,7 +19,16 @@ import {
 
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const EMAIL_SEND_KEYS = ['attempts', 'certificateId', 'createdAt', 'id', 'lastError', 'recipientEmail', 'sentAt', 'status'];
+const EMAIL_SEND_KEYS = [
+  'attempts',
+  'certificateId',
+  'createdAt',
+  'id',
+  'lastError',
+  'recipientEmail',
+  'sentAt',
+  'status',
+];
 
 // The default catalog plus a plan with API access but no email delivery.
 const PLANS = [
@@ -101,7 +110,11 @@ function messageFor(code: string, to: string): Promise<ReceivedMail> {
   );
 }
 
-function assertError(res: { statusCode: number; json(): any; body: string }, status: number, code: string) {
+function assertError(
+  res: { statusCode: number; json(): { error: { code: string } }; body: string },
+  status: number,
+  code: string,
+) {
   assert.equal(res.statusCode, status, res.body);
   assert.equal(res.json().error.code, code, res.body);
 }
@@ -154,7 +167,10 @@ describe('POST /certificates/:id/send', () => {
     assert.equal(attachment!.contentType, 'application/pdf');
     const pdf = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/pdf`, headers: tenant.auth });
     assert.equal(pdf.statusCode, 200);
-    assert.ok(Buffer.compare(attachment!.content, pdf.rawPayload) === 0, 'attachment bytes equal the frozen PDF');
+    assert.ok(
+      Buffer.compare(attachment!.content, pdf.rawPayload) === 0,
+      'attachment bytes equal the frozen PDF',
+    );
   });
 
   it('delivers to recipientEmail when given, for that one send', async () => {
@@ -172,7 +188,9 @@ describe('POST /certificates/:id/send', () => {
       ['registrar@example.org'],
     );
     assert.equal(
-      smtp.received.filter((m) => codeInMessage(m.raw) === cert.uniqueCode && m.rcptTo.includes('grace@example.com')).length,
+      smtp.received.filter(
+        (m) => codeInMessage(m.raw) === cert.uniqueCode && m.rcptTo.includes('grace@example.com'),
+      ).length,
       0,
       'the stored address got nothing',
     );
@@ -197,7 +215,10 @@ describe('POST /certificates/:id/send', () => {
     assert.equal(await emailCount(tenant, cert.id), 3);
     for (const id of ids) assert.equal((await settled(t.deps.db, id)).status, 'sent');
 
-    const page1 = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/emails?perPage=2`, headers: tenant.auth });
+    const page1 = await t.app.inject({
+      url: `/api/v1/certificates/${cert.id}/emails?perPage=2`,
+      headers: tenant.auth,
+    });
     assert.equal(page1.statusCode, 200, page1.body);
     const p1 = page1.json();
     assert.deepEqual(p1.pagination, { page: 1, perPage: 2, total: 3, totalPages: 2 });
@@ -205,7 +226,10 @@ describe('POST /certificates/:id/send', () => {
       p1.data.map((s: { id: string }) => s.id),
       [ids[2], ids[1]],
     );
-    const page2 = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/emails?page=2&perPage=2`, headers: tenant.auth });
+    const page2 = await t.app.inject({
+      url: `/api/v1/certificates/${cert.id}/emails?page=2&perPage=2`,
+      headers: tenant.auth,
+    });
     const p2 = page2.json();
     assert.deepEqual(p2.pagination, { page: 2, perPage: 2, total: 3, totalPages: 2 });
     assert.deepEqual(
@@ -221,7 +245,10 @@ describe('POST /certificates/:id/send', () => {
       assert.ok(s.sentAt >= s.createdAt);
       assert.equal(s.recipientEmail, 'emmy@example.com');
     }
-    const past = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/emails?page=3&perPage=2`, headers: tenant.auth });
+    const past = await t.app.inject({
+      url: `/api/v1/certificates/${cert.id}/emails?page=3&perPage=2`,
+      headers: tenant.auth,
+    });
     assert.deepEqual(past.json().data, []);
   });
 
@@ -245,7 +272,11 @@ describe('POST /certificates/:id/send', () => {
     assert.equal(await emailCount(noMail, cert.id), 0);
     assert.equal(await sendCount(cert.id), 0);
     // Still 404 before 403.
-    assertError(await send(noMail, '01900000-0000-7000-8000-000000000001', { recipientEmail: 'x' }), 404, 'not_found');
+    assertError(
+      await send(noMail, '01900000-0000-7000-8000-000000000001', { recipientEmail: 'x' }),
+      404,
+      'not_found',
+    );
   });
 
   it('refuses 403 forbidden for a partner whose contract disables email delivery (and accepts when it allows it)', async () => {
@@ -266,7 +297,13 @@ describe('POST /certificates/:id/send', () => {
 
   it('refuses bad recipientEmail overrides and unknown fields with 422', async () => {
     const cert = await issue(tenant, { name: 'Val Idation', email: 'val@example.com' });
-    for (const recipientEmail of ['not-an-email', 'a@b.c\r\nBcc: x@evil.test', `${'a'.repeat(243)}@example.com`, '', 42]) {
+    for (const recipientEmail of [
+      'not-an-email',
+      'a@b.c\r\nBcc: x@evil.test',
+      `${'a'.repeat(243)}@example.com`,
+      '',
+      42,
+    ]) {
       const res = await send(tenant, cert.id, { recipientEmail });
       assertError(res, 422, 'validation_error');
       assert.deepEqual(
@@ -287,7 +324,11 @@ describe('POST /certificates/:id/send', () => {
 
   it('refuses a revoked certificate with 409 conflict, but a bad body on it with 422 (422 precedes 409)', async () => {
     const cert = await issue(tenant, { name: 'Rev Oked', email: 'rev@example.com' });
-    const revoked = await t.app.inject({ method: 'POST', url: `/api/v1/certificates/${cert.id}/revoke`, headers: tenant.auth });
+    const revoked = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/certificates/${cert.id}/revoke`,
+      headers: tenant.auth,
+    });
     assert.equal(revoked.statusCode, 200, revoked.body);
     assertError(await send(tenant, cert.id), 409, 'conflict');
     assertError(await send(tenant, cert.id, { recipientEmail: 'fine@example.com' }), 409, 'conflict');
@@ -302,7 +343,10 @@ describe('POST /certificates/:id/send', () => {
       method: 'POST',
       url: '/api/v1/certificates',
       headers: tenant.auth,
-      payload: { templateId: tenant.templateId, recipient: { name, email: 'eve@example.com', data: { course: 'X' } } },
+      payload: {
+        templateId: tenant.templateId,
+        recipient: { name, email: 'eve@example.com', data: { course: 'X' } },
+      },
     });
     // The API already refuses such a name at issue ...
     assertError(refused, 422, 'validation_error');
@@ -333,6 +377,9 @@ describe('POST /certificates/:id/send', () => {
     const raw = mail.raw.toString('latin1');
     assert.doesNotMatch(raw, /^bcc:/im);
     assert.doesNotMatch(raw, /^cc:/im);
-    assert.ok(parsed.subject?.includes('Eve Bcc: evil@evil.test'), `the name stays on one line: ${parsed.subject}`);
+    assert.ok(
+      parsed.subject?.includes('Eve Bcc: evil@evil.test'),
+      `the name stays on one line: ${parsed.subject}`,
+    );
   });
 });

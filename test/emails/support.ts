@@ -4,7 +4,11 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import pg from 'pg';
 import pino from 'pino';
 import type { Db } from '../../src/platform/db/db.js';
-import { startEmailWorker, type EmailWorker, type EmailWorkerOptions } from '../../src/modules/emails/email.worker.js';
+import {
+  startEmailWorker,
+  type EmailWorker,
+  type EmailWorkerOptions,
+} from '../../src/modules/emails/email.worker.js';
 import { createSmtpTransport } from '../../src/modules/emails/mail-transport.js';
 import { testDatabaseUrl } from '../helpers/app.js';
 
@@ -58,7 +62,8 @@ export async function waitFor<T>(
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

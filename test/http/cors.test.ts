@@ -53,7 +53,14 @@ describe('CORS', () => {
       assert.equal(res.headers['access-control-allow-origin'], origin, origin);
       assert.match(String(res.headers.vary), /Origin/);
       const exposed = String(res.headers['access-control-expose-headers']);
-      for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id', 'Content-Disposition']) {
+      for (const h of [
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'Retry-After',
+        'X-Request-Id',
+        'Content-Disposition',
+      ]) {
         assert.ok(exposed.includes(h), h);
       }
     }
@@ -77,11 +84,18 @@ describe('CORS', () => {
       assert.equal(res.statusCode, 204, url);
       assert.equal(res.headers['access-control-allow-origin'], 'https://app.partner.example');
       assert.equal(res.headers['access-control-allow-methods'], 'GET, POST, OPTIONS');
-      assert.equal(res.headers['access-control-allow-headers'], 'Authorization, Content-Type, Idempotency-Key');
+      assert.equal(
+        res.headers['access-control-allow-headers'],
+        'Authorization, Content-Type, Idempotency-Key',
+      );
       assert.ok(Number(res.headers['access-control-max-age']) > 0);
       assert.equal(res.headers['x-ratelimit-limit'], undefined);
     }
-    const evil = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/usage', headers: { origin: 'https://evilpartner.example' } });
+    const evil = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/usage',
+      headers: { origin: 'https://evilpartner.example' },
+    });
     assert.equal(evil.statusCode, 204);
     assert.equal(evil.headers['access-control-allow-origin'], undefined);
   });

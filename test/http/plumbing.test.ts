@@ -71,7 +71,10 @@ describe('HTTP plumbing', () => {
     const logged: string[] = [];
     const { default: pino } = await import('pino');
     const { createApp } = await import('../../src/app.js');
-    const deps = { ...t.deps, logger: pino({ level: 'error' }, { write: (s: string) => void logged.push(s) }) };
+    const deps = {
+      ...t.deps,
+      logger: pino({ level: 'error' }, { write: (s: string) => void logged.push(s) }),
+    };
     const broken = {
       ...deps,
       services: {
@@ -97,7 +100,10 @@ describe('HTTP plumbing', () => {
     const logged: string[] = [];
     const { default: pino } = await import('pino');
     const { createApp } = await import('../../src/app.js');
-    const app = await createApp({ ...t.deps, logger: pino({ level: 'trace' }, { write: (s: string) => void logged.push(s) }) });
+    const app = await createApp({
+      ...t.deps,
+      logger: pino({ level: 'trace' }, { write: (s: string) => void logged.push(s) }),
+    });
     await app.inject({ url: '/api/v1/usage', headers: tenant.auth });
     await app.inject({ url: '/api/v1/nope', headers: tenant.auth });
     await app.close();

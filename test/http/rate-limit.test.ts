@@ -18,7 +18,10 @@ function checkHeaders(responses: Res[], windowS: number) {
     .map((r) => Number(r.headers['x-ratelimit-remaining']))
     .sort((a, b) => a - b);
   // Each allowed request saw a distinct remaining count: 0..59.
-  assert.deepEqual(remaining, Array.from({ length: 60 }, (_, i) => i));
+  assert.deepEqual(
+    remaining,
+    Array.from({ length: 60 }, (_, i) => i),
+  );
   for (const r of responses) {
     assert.equal(r.headers['x-ratelimit-limit'], '60');
     const reset = Number(r.headers['x-ratelimit-reset']);
@@ -68,7 +71,9 @@ describe('rate limits, in-process store', () => {
   it('keys have separate buckets; a 401 uses the per-IP anonymous bucket', async () => {
     const a = await createTenant(t.deps);
     const b = await createTenant(t.deps);
-    await Promise.all(Array.from({ length: 60 }, () => t.app.inject({ url: '/api/v1/usage', headers: a.auth })));
+    await Promise.all(
+      Array.from({ length: 60 }, () => t.app.inject({ url: '/api/v1/usage', headers: a.auth })),
+    );
     assert.equal((await t.app.inject({ url: '/api/v1/usage', headers: a.auth })).statusCode, 429);
     const other = await t.app.inject({ url: '/api/v1/usage', headers: b.auth });
     assert.equal(other.statusCode, 200);
@@ -83,7 +88,11 @@ describe('rate limits, in-process store', () => {
     const responses = [];
     for (let i = 0; i < 61; i++) {
       responses.push(
-        await t.app.inject({ url: '/api/v1/templates', remoteAddress: ip, headers: { authorization: 'Bearer svc_live_guess' } }),
+        await t.app.inject({
+          url: '/api/v1/templates',
+          remoteAddress: ip,
+          headers: { authorization: 'Bearer svc_live_guess' },
+        }),
       );
     }
     assert.equal(responses.filter((r) => r.statusCode === 401).length, 60);
@@ -114,34 +123,38 @@ describe('rate limits, in-process store', () => {
   });
 });
 
-describe('rate limits, Redis store shared by two instances', { skip: !process.env.REDIS_TEST_URL && 'REDIS_TEST_URL not set' }, () => {
-  let a: TestApp;
-  let b: TestApp;
-  before(async () => {
-    const env = { REDIS_URL: process.env.REDIS_TEST_URL! };
-    a = await startTestApp(env);
-    b = await startTestApp(env);
-  });
-  after(async () => {
-    await a.close();
-    await b.close();
-  });
+describe(
+  'rate limits, Redis store shared by two instances',
+  { skip: !process.env.REDIS_TEST_URL && 'REDIS_TEST_URL not set' },
+  () => {
+    let a: TestApp;
+    let b: TestApp;
+    before(async () => {
+      const env = { REDIS_URL: process.env.REDIS_TEST_URL! };
+      a = await startTestApp(env);
+      b = await startTestApp(env);
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+    });
 
-  it('100 parallel requests on one key over two instances: exactly 60 and 40', async () => {
-    const tenant = await createTenant(a.deps);
-    const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) =>
-        (i % 2 === 0 ? a : b).app.inject({ url: '/api/v1/usage', headers: tenant.auth }),
-      ),
-    );
-    assert.deepEqual(tally(responses), { ok: 60, limited: 40 });
-    checkHeaders(responses, 60);
-  });
+    it('100 parallel requests on one key over two instances: exactly 60 and 40', async () => {
+      const tenant = await createTenant(a.deps);
+      const responses = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 === 0 ? a : b).app.inject({ url: '/api/v1/usage', headers: tenant.auth }),
+        ),
+      );
+      assert.deepEqual(tally(responses), { ok: 60, limited: 40 });
+      checkHeaders(responses, 60);
+    });
 
-  it('a revoked key fails on the other instance at once', async () => {
-    const tenant = await createTenant(a.deps);
-    assert.equal((await b.app.inject({ url: '/api/v1/usage', headers: tenant.auth })).statusCode, 200);
-    await a.deps.services.keys.revoke(tenant.keyId);
-    assert.equal((await b.app.inject({ url: '/api/v1/usage', headers: tenant.auth })).statusCode, 401);
-  });
-});
+    it('a revoked key fails on the other instance at once', async () => {
+      const tenant = await createTenant(a.deps);
+      assert.equal((await b.app.inject({ url: '/api/v1/usage', headers: tenant.auth })).statusCode, 200);
+      await a.deps.services.keys.revoke(tenant.keyId);
+      assert.equal((await b.app.inject({ url: '/api/v1/usage', headers: tenant.auth })).statusCode, 401);
+    });
+  },
+);

@@ -50,7 +50,10 @@ before(async () => {
       method: 'POST',
       url: '/api/v1/certificates',
       headers: owner.auth,
-      payload: { templateId: owner.templateId, recipient: { name: 'Ada', email: 'ada@example.com', data: { course: 'X' } } },
+      payload: {
+        templateId: owner.templateId,
+        recipient: { name: 'Ada', email: 'ada@example.com', data: { course: 'X' } },
+      },
     });
     ownerResources.certificateId = res.json().data?.id;
   }
@@ -59,7 +62,11 @@ before(async () => {
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       if (!op.security || op.security.length === 0) continue;
-      routes.push({ method: method.toUpperCase() as 'GET' | 'POST', path, scope: scopeFor(method.toUpperCase(), path) });
+      routes.push({
+        method: method.toUpperCase() as 'GET' | 'POST',
+        path,
+        scope: scopeFor(method.toUpperCase(), path),
+      });
     }
   }
 });
@@ -74,7 +81,11 @@ async function call(route: RouteCase, headers: Record<string, string>, id = owne
   });
 }
 
-function expectError(res: { statusCode: number; json(): { error: { code: string; message: string } } }, status: number, code: string) {
+function expectError(
+  res: { statusCode: number; json(): { error: { code: string; message: string } } },
+  status: number,
+  code: string,
+) {
   assert.equal(res.statusCode, status);
   const body = res.json();
   assert.equal(body.error.code, code);
@@ -105,7 +116,8 @@ describe('security table over every authenticated route', () => {
       `Bearer ${good.replace('svc_live_', 'svc_test_')}`,
     ];
     for (const r of routes) {
-      for (const authorization of variants) expectError(await call(r, { authorization }), 401, 'invalid_api_key');
+      for (const authorization of variants)
+        expectError(await call(r, { authorization }), 401, 'invalid_api_key');
     }
   });
 
@@ -176,7 +188,10 @@ describe('security table over every authenticated route', () => {
   it('a contract that has not started or has ended grants nothing', async () => {
     const tenant = await createTenant(t.deps, { plan: 'Free' });
     const day = 86_400_000;
-    await t.deps.services.contracts.create({ accountId: tenant.accountId, startsAt: new Date(Date.now() + day) });
+    await t.deps.services.contracts.create({
+      accountId: tenant.accountId,
+      startsAt: new Date(Date.now() + day),
+    });
     await t.deps.services.contracts.create({
       accountId: tenant.accountId,
       startsAt: new Date(Date.now() - 3 * day),

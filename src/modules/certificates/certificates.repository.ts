@@ -86,7 +86,11 @@ export async function listCertificates(
   return { rows: list.rows, total: count.rows[0]!.n };
 }
 
-export async function findCertificate(db: Queryable, accountId: string, id: string): Promise<CertificateRow | undefined> {
+export async function findCertificate(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<CertificateRow | undefined> {
   const { rows } = await db.query<CertificateRow>(
     `SELECT ${CERT_COLUMNS} FROM certificates WHERE account_id = $1 AND id = $2`,
     [accountId, id],

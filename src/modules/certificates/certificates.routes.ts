@@ -141,10 +141,16 @@ export function certificatesRoutes(
         params: IdParams,
         produces: ['application/pdf'],
         response: {
-          200: withRateHeaders(Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }), 'The PDF', {
-            'Content-Disposition': Type.String({ description: 'attachment; filename="certificate-<uniqueCode>.pdf"' }),
-            ETag: Type.String(),
-          }),
+          200: withRateHeaders(
+            Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
+            'The PDF',
+            {
+              'Content-Disposition': Type.String({
+                description: 'attachment; filename="certificate-<uniqueCode>.pdf"',
+              }),
+              ETag: Type.String(),
+            },
+          ),
           304: withRateHeaders(Type.Null(), 'Not modified (If-None-Match matched)'),
           ...errorResponses(...AUTH_ERRORS, 404, 422),
         },
@@ -198,7 +204,9 @@ export function certificatesRoutes(
       const { reason } = request.body as { reason?: string };
       return answerIdempotently(request, reply, db, async () => ({
         status: 200,
-        body: { data: await certificates.revoke(request.principal!.accountId, id.toLowerCase(), reason ?? null) },
+        body: {
+          data: await certificates.revoke(request.principal!.accountId, id.toLowerCase(), reason ?? null),
+        },
       }));
     },
   );

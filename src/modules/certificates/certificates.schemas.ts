@@ -23,7 +23,8 @@ export const Recipient = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: 1000,
-      description: 'Becomes recipientName; 1 to 200 characters after trimming; must be renderable by the bundled fonts',
+      description:
+        'Becomes recipientName; 1 to 200 characters after trimming; must be renderable by the bundled fonts',
     }),
     email: Type.String({ format: 'email', maxLength: 254 }),
     data: Type.Optional(RecipientData),
@@ -51,7 +52,11 @@ export const IssueBody = Type.Object(
   },
 );
 
-export const CertificateStatus = Type.Union([Type.Literal('Draft'), Type.Literal('Issued'), Type.Literal('Revoked')]);
+export const CertificateStatus = Type.Union([
+  Type.Literal('Draft'),
+  Type.Literal('Issued'),
+  Type.Literal('Revoked'),
+]);
 
 export const Certificate = Type.Object(
   {
@@ -81,7 +86,11 @@ export const BatchResult = Type.Object({
   failed: Type.Integer(),
   results: Type.Array(
     Type.Union([
-      Type.Object({ index: Type.Integer(), status: Type.Literal('created'), certificate: Type.Ref('Certificate') }),
+      Type.Object({
+        index: Type.Integer(),
+        status: Type.Literal('created'),
+        certificate: Type.Ref('Certificate'),
+      }),
       Type.Object({
         index: Type.Integer(),
         status: Type.Literal('failed'),

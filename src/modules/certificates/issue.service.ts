@@ -19,7 +19,11 @@ export interface IssueInput {
 
 export type BatchItem =
   | { index: number; status: 'created'; certificate: CertificateView }
-  | { index: number; status: 'failed'; error: { code: string; message: string; details?: Record<string, unknown> } };
+  | {
+      index: number;
+      status: 'failed';
+      error: { code: string; message: string; details?: Record<string, unknown> };
+    };
 
 export interface BatchOutcome {
   created: number;
@@ -86,11 +90,18 @@ export function createIssueService(deps: {
     while (rendered.length < wanted && cursor < candidates.length) {
       const slice = candidates.slice(cursor, cursor + (wanted - rendered.length));
       cursor += slice.length;
-      const outcomes = await deps.renderer().render(renderTemplate, slice.map((c) => c.values));
+      const outcomes = await deps.renderer().render(
+        renderTemplate,
+        slice.map((c) => c.values),
+      );
       outcomes.forEach((outcome, i) => {
         const c = slice[i]!;
         if (outcome.ok) rendered.push({ ...c, pdf: outcome.pdf, sha256: outcome.sha256 });
-        else failures.set(c.index, outcome.issues.map((issue) => ({ ...issue, path: [...prefixOf(c), ...issue.path] })));
+        else
+          failures.set(
+            c.index,
+            outcome.issues.map((issue) => ({ ...issue, path: [...prefixOf(c), ...issue.path] })),
+          );
       });
     }
     return { rendered, failures, untried: candidates.slice(cursor) };
@@ -98,7 +109,12 @@ export function createIssueService(deps: {
 
   // Reserves quota and writes certificates with their PDFs in one transaction; returns the
   // created views (input order) and the candidates left without quota.
-  async function commit(principal: Principal, template: TemplateWithDesign, rendered: Rendered[], issuedAt: Date) {
+  async function commit(
+    principal: Principal,
+    template: TemplateWithDesign,
+    rendered: Rendered[],
+    issuedAt: Date,
+  ) {
     return db.transaction(async (tx) => {
       const { granted } = await reserve(tx, {
         accountId: principal.accountId,
@@ -118,9 +134,17 @@ export function createIssueService(deps: {
       }));
       const rows =
         items.length > 0
-          ? await insertIssued(tx, { accountId: principal.accountId, templateId: template.id, issuedAt, items })
+          ? await insertIssued(tx, {
+              accountId: principal.accountId,
+              templateId: template.id,
+              issuedAt,
+              items,
+            })
           : [];
-      return { created: rows.map((row) => certificateView(row, deps.publicBaseUrl)), rejected: rendered.slice(granted) };
+      return {
+        created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),
+        rejected: rendered.slice(granted),
+      };
     });
   }
 
@@ -173,13 +197,19 @@ export function createIssueService(deps: {
       );
       for (const [index, issues] of failures) results[index] = validationItem(index, issues);
       const { created, rejected } =
-        rendered.length > 0 ? await commit(principal, template, rendered, issuedAt) : { created: [], rejected: [] };
+        rendered.length > 0
+          ? await commit(principal, template, rendered, issuedAt)
+          : { created: [], rejected: [] };
       created.forEach((certificate, i) => {
         const index = rendered[i]!.index;
         results[index] = { index, status: 'created', certificate };
       });
       for (const c of [...rejected, ...untried]) {
-        results[c.index] = { index: c.index, status: 'failed', error: { code: 'quota_exceeded', message: QUOTA_MESSAGE } };
+        results[c.index] = {
+          index: c.index,
+          status: 'failed',
+          error: { code: 'quota_exceeded', message: QUOTA_MESSAGE },
+        };
       }
       return { created: created.length, failed: inputs.length - created.length, results };
     },

@@ -29,7 +29,10 @@ export function checkRecipient(
   for (const field of fields) {
     const value = data[field.key];
     if (field.required && (value === undefined || (typeof value === 'string' && value.trim() === ''))) {
-      issues.push({ path: [...prefix, 'data', field.key], message: `is required by the template (${field.label})` });
+      issues.push({
+        path: [...prefix, 'data', field.key],
+        message: `is required by the template (${field.label})`,
+      });
     }
   }
   if (issues.length > 0) return { ok: false, issues };

@@ -61,7 +61,9 @@ export function startEmailWorker(deps: {
     try {
       listener = await db.pool.connect();
       listener.on('notification', () => wake?.());
-      listener.on('error', (err) => logger.warn({ err }, 'email worker: notification connection lost; polling'));
+      listener.on('error', (err) =>
+        logger.warn({ err }, 'email worker: notification connection lost; polling'),
+      );
       await listener.query(`LISTEN ${repo.NOTIFY_CHANNEL}`);
     } catch (err) {
       logger.warn({ err }, 'email worker: LISTEN failed; polling only');
@@ -100,7 +102,10 @@ export function startEmailWorker(deps: {
         logger.warn({ sendId: job.id, attempts: job.attempts, error: outcome.message }, 'email send failed');
       } else {
         await repo.markRetry(db, job, { error: outcome.message, delayMs: Math.round(delay * retryScale) });
-        logger.info({ sendId: job.id, attempts: job.attempts, error: outcome.message }, 'email send will be retried');
+        logger.info(
+          { sendId: job.id, attempts: job.attempts, error: outcome.message },
+          'email send will be retried',
+        );
       }
     }
   }
@@ -110,7 +115,9 @@ export function startEmailWorker(deps: {
     const lanes = Array.from({ length: Math.min(concurrency, jobs.length) }, async () => {
       while (next < jobs.length) {
         const job = jobs[next++]!;
-        await deliver(job).catch((err) => logger.error({ err, sendId: job.id }, 'email worker: outcome not recorded'));
+        await deliver(job).catch((err) =>
+          logger.error({ err, sendId: job.id }, 'email worker: outcome not recorded'),
+        );
       }
     });
     await Promise.all(lanes);

@@ -116,7 +116,11 @@ export async function markRetry(
   );
 }
 
-export async function markFailed(db: Queryable, job: { id: string; attempts: number }, error: string): Promise<void> {
+export async function markFailed(
+  db: Queryable,
+  job: { id: string; attempts: number },
+  error: string,
+): Promise<void> {
   await db.query(
     `UPDATE email_sends SET status = 'failed', last_error = $3, lease_until = NULL
       WHERE id = $1 AND status = 'sending' AND attempts = $2`,

@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { AUTH_ERRORS, dataOf, errorResponses, IdParams, pageOf, withRateHeaders } from '../../platform/http/schemas.js';
+import {
+  AUTH_ERRORS,
+  dataOf,
+  errorResponses,
+  IdParams,
+  pageOf,
+  withRateHeaders,
+} from '../../platform/http/schemas.js';
 import { HistoryQuery, SendBodyDoc } from './emails.schemas.js';
 import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';

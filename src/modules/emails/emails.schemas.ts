@@ -5,7 +5,11 @@ import { SERVICE_VALIDATED_BODY } from '../../platform/http/validation.js';
 export const SendBody = Type.Object(
   {
     recipientEmail: Type.Optional(
-      Type.String({ format: 'email', maxLength: 254, description: 'Overrides the stored address for this one send' }),
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description: 'Overrides the stored address for this one send',
+      }),
     ),
   },
   { additionalProperties: false, description: 'Optional; an empty body sends to the stored address' },
@@ -19,7 +23,12 @@ export const EmailSend = Type.Object(
     id: Type.String({ format: 'uuid' }),
     certificateId: Type.String({ format: 'uuid' }),
     recipientEmail: Type.String(),
-    status: Type.Union([Type.Literal('queued'), Type.Literal('sending'), Type.Literal('sent'), Type.Literal('failed')]),
+    status: Type.Union([
+      Type.Literal('queued'),
+      Type.Literal('sending'),
+      Type.Literal('sent'),
+      Type.Literal('failed'),
+    ]),
     attempts: Type.Integer({ description: 'Delivery attempts made so far' }),
     lastError: Type.Union([Type.String(), Type.Null()]),
     createdAt: Timestamp,

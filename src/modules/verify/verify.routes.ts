@@ -68,7 +68,10 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         response: {
           200: { ...Type.String(), description: 'HTML page: valid or revoked' },
           404: { ...Type.String(), description: 'HTML page: no certificate with this code' },
-          429: { ...Type.Ref('ErrorEnvelope'), description: 'Too many requests from this address (shared verify limit)' },
+          429: {
+            ...Type.Ref('ErrorEnvelope'),
+            description: 'Too many requests from this address (shared verify limit)',
+          },
           500: { ...Type.Ref('ErrorEnvelope'), description: 'Server fault (`internal_error`)' },
         },
       },

@@ -35,7 +35,10 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
     async verify(input: string): Promise<Verification> {
       if (!isUniqueCode(input)) {
         throw new ValidationError([
-          { path: ['code'], message: 'must be 16 characters of Crockford base32 (0-9, A-Z without I, L, O, U)' },
+          {
+            path: ['code'],
+            message: 'must be 16 characters of Crockford base32 (0-9, A-Z without I, L, O, U)',
+          },
         ]);
       }
       const code = input.toUpperCase();

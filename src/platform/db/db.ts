@@ -28,7 +28,9 @@ export function createDb(connectionString: string, opts: { max?: number } = {}):
   pool.on('error', () => undefined);
   const context = new AsyncLocalStorage<pg.PoolClient>();
 
-  async function inTransaction<T>(fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
+  async function inTransaction<T>(
+    fn: (tx: pg.PoolClient) => Promise<{ commit: boolean; value: T }>,
+  ): Promise<T> {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');

@@ -42,7 +42,12 @@ export function installAccessControl(
     setRateHeaders(reply, decision);
     if (decision.allowed) return true;
     reply.header('Retry-After', Math.max(1, decision.retryAfter));
-    sendError(reply, 429, 'rate_limited', 'Too many requests; retry after the number of seconds in Retry-After');
+    sendError(
+      reply,
+      429,
+      'rate_limited',
+      'Too many requests; retry after the number of seconds in Retry-After',
+    );
     return false;
   }
 
@@ -79,7 +84,12 @@ export function installAccessControl(
       case 'key': {
         if (request.headers.authorization === undefined) {
           if (!(await count(reply, `anon:${request.ip}`))) return reply;
-          sendError(reply, 401, 'unauthorized', 'The Authorization header is missing; send Authorization: Bearer <API key>');
+          sendError(
+            reply,
+            401,
+            'unauthorized',
+            'The Authorization header is missing; send Authorization: Bearer <API key>',
+          );
           return reply;
         }
         const token = bearer(request);

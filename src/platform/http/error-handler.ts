@@ -61,7 +61,13 @@ export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const domain: unknown = error;
     if (domain instanceof AppError) {
-      return sendError(reply, STATUS_BY_CODE[domain.code] ?? 500, domain.code, domain.message, domain.details);
+      return sendError(
+        reply,
+        STATUS_BY_CODE[domain.code] ?? 500,
+        domain.code,
+        domain.message,
+        domain.details,
+      );
     }
     if (error.validation) {
       return validationReply(reply, toIssues(error.validation as never));
@@ -77,6 +83,11 @@ export function installErrorHandling(app: FastifyInstance) {
       return validationReply(reply, [{ path: [], message }]);
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, 500, 'internal_error', 'An internal error occurred; it is safe to retry with backoff');
+    return sendError(
+      reply,
+      500,
+      'internal_error',
+      'An internal error occurred; it is safe to retry with backoff',
+    );
   });
 }

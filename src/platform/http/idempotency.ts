@@ -20,7 +20,9 @@ export const IdempotencyHeaders = Type.Object({
 });
 
 export const REPLAYED_HEADER = {
-  'Idempotent-Replayed': Type.String({ description: '"true" when this answer is a replay of an earlier request' }),
+  'Idempotent-Replayed': Type.String({
+    description: '"true" when this answer is a replay of an earlier request',
+  }),
 };
 
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
@@ -44,7 +46,9 @@ export async function answerIdempotently(
     return reply.code(answer.status).send(answer.body);
   }
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-    throw new ValidationError([{ path: ['Idempotency-Key'], message: 'must be 1 to 255 printable ASCII characters' }]);
+    throw new ValidationError([
+      { path: ['Idempotency-Key'], message: 'must be 1 to 255 printable ASCII characters' },
+    ]);
   }
   const accountId = request.principal!.accountId;
   const fingerprint = createHash('sha256')
@@ -52,9 +56,10 @@ export async function answerIdempotently(
     .digest('hex');
 
   const outcome = await db.ambient(async (tx) => {
-    const lock = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok', [
-      `${accountId}:${key}`,
-    ]);
+    const lock = await tx.query<{ ok: boolean }>(
+      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok',
+      [`${accountId}:${key}`],
+    );
     if (!lock.rows[0]!.ok) throw new ConflictError('A request with this Idempotency-Key is still running');
     await tx.query(
       `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at < now() - interval '24 hours'`,
@@ -71,14 +76,19 @@ export async function answerIdempotently(
           { path: ['Idempotency-Key'], message: 'was already used with another method, path or body' },
         ]);
       }
-      return { commit: false, value: { replayed: true, status: stored.status_code, body: stored.response_body } };
+      return {
+        commit: false,
+        value: { replayed: true, status: stored.status_code, body: stored.response_body },
+      };
     }
     let answer: Answer;
     try {
       answer = await run();
     } catch (err) {
       if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
-      const error = err.details ? { code: err.code, message: err.message, details: err.details } : { code: err.code, message: err.message };
+      const error = err.details
+        ? { code: err.code, message: err.message, details: err.details }
+        : { code: err.code, message: err.message };
       answer = { status: STATUS_BY_CODE[err.code]!, body: { error } };
     }
     await tx.query(

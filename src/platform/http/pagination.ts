@@ -19,6 +19,11 @@ export function toPage(input: PageInput): Page {
 export function paginated<T>(data: T[], page: Page, total: number) {
   return {
     data,
-    pagination: { page: page.page, perPage: page.perPage, total, totalPages: Math.ceil(total / page.perPage) },
+    pagination: {
+      page: page.page,
+      perPage: page.perPage,
+      total,
+      totalPages: Math.ceil(total / page.perPage),
+    },
   };
 }

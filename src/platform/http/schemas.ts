@@ -38,7 +38,9 @@ export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false 
 
 export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
-  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' })),
+  perPage: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' }),
+  ),
 };
 
 export const Pagination = Type.Object({
@@ -79,7 +81,11 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 // A response entry carrying the rate-limit headers, for OpenAPI and serialisation.
-export function withRateHeaders<T extends TSchema>(schema: T, description: string, extra: Record<string, TSchema> = {}) {
+export function withRateHeaders<T extends TSchema>(
+  schema: T,
+  description: string,
+  extra: Record<string, TSchema> = {},
+) {
   return Object.assign(schema, { description, headers: { ...rateHeaders, ...extra } });
 }
 
@@ -88,9 +94,16 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   for (const status of [...statuses, 500]) {
     const headers: Record<string, TSchema> =
       status === 429
-        ? { ...rateHeaders, 'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }) }
+        ? {
+            ...rateHeaders,
+            'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
+          }
         : rateHeaders;
-    out[status] = { ...Type.Ref('ErrorEnvelope'), description: ERROR_TEXT[status] ?? 'Error', headers } as TSchema;
+    out[status] = {
+      ...Type.Ref('ErrorEnvelope'),
+      description: ERROR_TEXT[status] ?? 'Error',
+      headers,
+    } as TSchema;
   }
   return out;
 }

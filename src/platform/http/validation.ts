@@ -47,7 +47,8 @@ function stripServiceValidatedItems(schema: unknown): unknown {
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'body' && (schema as Record<string, unknown>)[SERVICE_VALIDATED_BODY]) return () => true;
-  if (httpPart === 'body') return bodyAjv.compile(stripServiceValidatedItems(schema) as object) as ValidateFunction;
+  if (httpPart === 'body')
+    return bodyAjv.compile(stripServiceValidatedItems(schema) as object) as ValidateFunction;
   return inputAjv.compile(schema as object) as ValidateFunction;
 };
 
@@ -82,7 +83,9 @@ export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []
   const seen = new Set<string>();
   const issues: Issue[] = [];
   // Union branches produce one error per branch; the umbrella anyOf/oneOf error says enough.
-  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
+  const unions = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+    .map((e) => e.schemaPath);
   const relevant = errors.filter((e) => !unions.some((u) => e.schemaPath.startsWith(`${u}/`)));
   for (const error of relevant) {
     const { extra, message } = describe(error);
