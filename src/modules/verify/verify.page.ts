@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { verifyPageClient } from './verify-page.client.js';
+
+// The public page that a certificate's link and QR code open (GET /verify/:code). It is one
+// self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
+// VERIFY_PAGE_CSP, nothing loaded from anywhere. Every value shown comes through escapeHtml().
+
+export interface VerifyView {
+  valid: boolean;
+  status: 'Issued' | 'Revoked';
+  uniqueCode: string;
+  recipientName: string;
+  issuedAt: string;
+  revokedAt: string | null;
+  revocationReason: string | null;
+  templateName: string;
+  issuerName: string;
+  verificationUrl: string;
+  pdfSha256: string;
+}
+
+const STYLE = `
+*,*::before,*::after{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+body{margin:0;background:#f1f3f6;color:#1c2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border-radius:14px;box-shadow:0 1px 3px rgba(16,24,40,.1),0 1px 2px rgba(16,24,40,.06);overflow:hidden;margin-bottom:1rem}
+.banner{display:flex;align-items:center;gap:.9rem;padding:1.25rem;color:#fff}
+.banner.valid{background:#13793f}
+.banner.revoked{background:#b42318}
+.banner.unknown{background:#475467}
+.banner svg{flex:none;width:3rem;height:3rem}
+.banner h1{margin:0;font-size:1.6rem;line-height:1.2;font-weight:700}
+.banner p{margin:.2rem 0 0;font-size:.98rem;opacity:.95}
+.reason{margin:0;padding:.9rem 1.25rem;background:#fef3f2;color:#7a271a;border-bottom:1px solid #fecdca;overflow-wrap:anywhere}
+.reason strong{display:block;font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#b42318}
+dl{margin:0;padding:.4rem 1.25rem 1rem}
+dl div{padding:.7rem 0;border-bottom:1px solid #eaecf0}
+dl div:last-child{border-bottom:0}
+dt{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#667085}
+dd{margin:.1rem 0 0;font-size:1.05rem;font-weight:600;overflow-wrap:anywhere}
+dd.name{font-size:1.45rem;line-height:1.25}
+.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.08em}
+section.check{padding:1.25rem}
+section.check h2{margin:0 0 .3rem;font-size:1.2rem}
+section.check p{margin:0 0 .8rem;color:#475467}
+.drop{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.25rem;min-height:7.5rem;padding:1rem;border:2px dashed #98a2b3;border-radius:12px;background:#f9fafb;text-align:center;cursor:pointer}
+.drop:hover,.drop.dragging,.drop:focus-within{border-color:#1f5fbf;background:#eff4ff}
+.drop strong{font-size:1.05rem;color:#1f5fbf}
+.drop span{font-size:.9rem;color:#667085}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+.drop:focus-within{outline:3px solid #84adff;outline-offset:2px}
+.result{margin-top:1rem;padding:.9rem 1rem;border-radius:10px;border:1px solid #d0d5dd;background:#f9fafb}
+.result p{margin:0;color:inherit}
+.result .msg{font-weight:700;font-size:1.05rem}
+.result .detail{margin-top:.2rem;font-size:.92rem;overflow-wrap:anywhere}
+.result[data-result=match]{background:#ecfdf3;border-color:#75e0a7;color:#05603a}
+.result[data-result=mismatch],.result[data-result=error]{background:#fef3f2;border-color:#fda29b;color:#912018}
+.hash{margin-top:.9rem;font-size:.8rem;color:#667085}
+.hash code{display:block;font-size:.78rem;overflow-wrap:anywhere;word-break:break-all}
+footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#667085;text-align:center;overflow-wrap:anywhere}
+@media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
+`;
+
+const SCRIPT = `(${verifyPageClient.toString()})();`;
+
+function cspHash(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+// No connect-src: the PDF check cannot send the file anywhere even if it wanted to.
+export const VERIFY_PAGE_CSP = [
+  "default-src 'none'",
+  `style-src ${cspHash(STYLE)}`,
+  `script-src ${cspHash(SCRIPT)}`,
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+// For text and for double-quoted attribute values alike.
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+// "21 November 2026", in UTC, independent of the server's locale and ICU data.
+export function formatDateUtc(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+function time(iso: string): string {
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatDateUtc(iso))}</time>`;
+}
+
+const ICON_CHECK =
+  '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
+  '<path d="M14 24.5l7 7 13-14" fill="none" stroke="#13793f" stroke-width="5" stroke-linecap="round" stroke-linejoin="round"/></svg>';
+const ICON_CROSS =
+  '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
+  '<path d="M16 16l16 16M32 16L16 32" fill="none" stroke="#b42318" stroke-width="5" stroke-linecap="round"/></svg>';
+const ICON_QUESTION =
+  '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
+  '<path d="M18 18a6 6 0 1 1 8.5 5.5c-1.8.8-2.5 2-2.5 4v1.5" fill="none" stroke="#475467" stroke-width="4.5" stroke-linecap="round"/>' +
+  '<circle cx="24" cy="35" r="2.8" fill="#475467"/></svg>';
+
+function layout(opts: { title: string; body: string; script: boolean }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(opts.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${opts.body}
+</main>
+${opts.script ? `<script>${SCRIPT}</script>\n` : ''}</body>
+</html>
+`;
+}
+
+type PageState = 'valid' | 'revoked' | 'unknown';
+
+function stateOf(view: VerifyView): PageState {
+  if (view.status === 'Revoked') return 'revoked';
+  return view.valid && view.status === 'Issued' ? 'valid' : 'unknown';
+}
+
+function banner(view: VerifyView, state: PageState): string {
+  if (state === 'valid') {
+    return `<header class="banner valid" id="verify-state" data-state="valid">${ICON_CHECK}<div>
+<h1>Valid certificate</h1>
+<p>Issued by ${escapeHtml(view.issuerName)} and not revoked.</p></div></header>`;
+  }
+  if (state === 'revoked') {
+    const when = view.revokedAt ? ` on ${time(view.revokedAt)}` : '';
+    const reason = view.revocationReason ? escapeHtml(view.revocationReason) : 'The issuer gave no reason.';
+    return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
+<h1>Revoked</h1>
+<p>This certificate was revoked by ${escapeHtml(view.issuerName)}${when}. It is no longer valid.</p></div></header>
+<p class="reason" id="revocation-reason"><strong>Reason</strong>${reason}</p>`;
+  }
+  return `<header class="banner unknown" id="verify-state" data-state="unknown">${ICON_QUESTION}<div>
+<h1>Not valid</h1>
+<p>This certificate is not currently valid.</p></div></header>`;
+}
+
+function row(label: string, valueHtml: string, id: string, className = ''): string {
+  const cls = className ? ` class="${className}"` : '';
+  return `<div><dt>${label}</dt><dd id="${id}"${cls}>${valueHtml}</dd></div>`;
+}
+
+const TITLES: Record<PageState, string> = {
+  valid: 'Valid certificate',
+  revoked: 'Revoked certificate',
+  unknown: 'Certificate not valid',
+};
+
+export function renderVerifyPage(view: VerifyView): string {
+  const state = stateOf(view);
+  const details = [
+    row('Awarded to', escapeHtml(view.recipientName), 'recipient-name', 'name'),
+    row('Certificate', escapeHtml(view.templateName), 'template-name'),
+    row('Issued by', escapeHtml(view.issuerName), 'issuer-name'),
+    row('Issued on', time(view.issuedAt), 'issued-at'),
+    row('Certificate code', escapeHtml(view.uniqueCode), 'unique-code', 'code'),
+  ].join('\n');
+  const body = `<article class="card">
+${banner(view, state)}
+<dl>
+${details}
+</dl>
+</article>
+<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-revoked="${state === 'revoked'}">
+<h2 id="pdf-check-title">Check a PDF</h2>
+<p>Have a copy of this certificate? Check that it is the original file. The PDF is checked on your device and never leaves your browser.</p>
+<label class="drop" id="pdf-drop" for="pdf-file">
+<strong>Drop the PDF here</strong>
+<span>or tap to choose a file</span>
+<input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf">
+</label>
+<div class="result" id="pdf-check-result" role="status" aria-live="polite" hidden>
+<p class="msg" id="pdf-check-message"></p>
+<p class="detail" id="pdf-check-detail"></p>
+</div>
+<p class="hash">SHA-256 fingerprint of the original PDF:<code id="pdf-sha256">${escapeHtml(view.pdfSha256)}</code></p>
+</section>
+<footer>Verification page for certificate <span class="code">${escapeHtml(view.uniqueCode)}</span></footer>`;
+  return layout({ title: `${TITLES[state]} \u00b7 ${view.uniqueCode}`, body, script: true });
+}
+
+export function renderNotFoundPage(code: string): string {
+  const body = `<article class="card">
+<header class="banner unknown" id="verify-state" data-state="not-found">${ICON_QUESTION}<div>
+<h1>No certificate found</h1>
+<p>There is no certificate with the code <span class="code" id="unique-code">${escapeHtml(code)}</span>.</p></div></header>
+<dl>
+<div><dt>What you can do</dt><dd>Check the code for typing mistakes, or scan the QR code on the certificate again. If it still cannot be found, the certificate was not issued by this service.</dd></div>
+</dl>
+</article>`;
+  return layout({ title: 'No certificate found', body, script: false });
+}
