@@ -10,7 +10,7 @@ export interface DemoResult {
   key: string;
   keyId: string;
   template: { id: string; name: string };
-  certificate?: { id: string; uniqueCode: string; verificationUrl: string };
+  certificate: { id: string; uniqueCode: string; verificationUrl: string };
   curl: string[];
 }
 
@@ -24,6 +24,13 @@ export async function createDemo(deps: Deps): Promise<DemoResult> {
   const account = await services.accounts.create({ name: 'Demo Academy', plan: 'Business' });
   const key = await services.keys.create(account.id, { name: 'demo' });
   const template = await services.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));
+  // The sample certificate goes through the same issuing path as the API, as the new key's account.
+  const principal = await services.keys.authenticate(key.key);
+  const certificate = await services.issue.issueOne(principal!, template.id, {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    data: { course: 'Analytical Engines 101', hours: 12 },
+  });
   const base = config.publicBaseUrl;
   const auth = `-H "Authorization: Bearer ${key.key}"`;
   const curl = [
@@ -31,6 +38,9 @@ export async function createDemo(deps: Deps): Promise<DemoResult> {
     `curl ${auth} ${base}/api/v1/usage`,
     `curl ${auth} -H "Content-Type: application/json" -d '{"templateId":"${template.id}","recipient":{"name":"Zoë Ångström","email":"zoe@example.com","data":{"course":"Safe Lifting","hours":12}}}' ${base}/api/v1/certificates`,
     `curl ${auth} "${base}/api/v1/certificates?status=Issued&page=1&perPage=100"`,
+    `curl ${auth} -o certificate.pdf ${base}/api/v1/certificates/${certificate.id}/pdf`,
+    `curl ${auth} -X POST ${base}/api/v1/certificates/${certificate.id}/send`,
+    `curl ${base}/api/v1/verify/${certificate.uniqueCode}`,
     `curl ${base}/api/v1/openapi.json`,
   ];
   return {
@@ -38,6 +48,11 @@ export async function createDemo(deps: Deps): Promise<DemoResult> {
     key: key.key,
     keyId: key.id,
     template: { id: template.id, name: template.name },
+    certificate: {
+      id: certificate.id,
+      uniqueCode: certificate.uniqueCode,
+      verificationUrl: certificate.verificationUrl,
+    },
     curl,
   };
 }
@@ -47,9 +62,7 @@ export function demoLines(demo: DemoResult): string[] {
     `Demo account: ${demo.account.name} (${demo.account.plan}) ${demo.account.id}`,
     `API key (shown only now, keep it): ${demo.key}`,
     `Template: ${demo.template.name} ${demo.template.id}`,
-    ...(demo.certificate
-      ? [`Sample certificate: ${demo.certificate.id}, verify it at ${demo.certificate.verificationUrl}`]
-      : []),
+    `Sample certificate: ${demo.certificate.id}, open ${demo.certificate.verificationUrl}`,
     '',
     'Try:',
     ...demo.curl.map((c) => `  ${c}`),

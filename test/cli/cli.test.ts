@@ -536,6 +536,13 @@ describe('certsvc demo', () => {
         assert.equal(principal?.plan, 'Business');
         assert.equal(principal?.entitled, true);
         assert.equal((await demoDeps.services.templates.get(String(j.id), template.id)).id, template.id);
+        // ... and a sample certificate issued from that template, verifiable by its code.
+        const sample = j.certificate as { id: string; uniqueCode: string; verificationUrl: string };
+        const cert = await demoDeps.services.certificates.get(String(j.id), sample.id);
+        assert.equal(cert.templateId, template.id);
+        assert.equal(cert.status, 'Issued');
+        assert.equal(sample.verificationUrl, `${config.publicBaseUrl}/verify/${sample.uniqueCode}`);
+        assert.equal((await demoDeps.services.verify.verify(sample.uniqueCode)).valid, true);
       } finally {
         await demoDeps.close();
       }
