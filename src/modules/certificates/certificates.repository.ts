@@ -56,10 +56,12 @@ export async function insertIssued(
       items.map((i) => JSON.stringify(i.data)),
     ],
   );
+  // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
+  // doubling the memory of a 500-PDF batch).
+  const values = items.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`).join(', ');
   await tx.query(
-    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256)
-     SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::text[])`,
-    [items.map((i) => i.id), items.map((i) => i.pdf), items.map((i) => i.sha256)],
+    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256) VALUES ${values}`,
+    items.flatMap((i) => [i.id, i.pdf, i.sha256]),
   );
   const order = new Map(items.map((item, index) => [item.id, index]));
   return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
