@@ -32,6 +32,7 @@ main{max-width:40rem;margin:0 auto;padding:1rem}
 .banner svg{flex:none;width:3rem;height:3rem}
 .banner h1{margin:0;font-size:1.6rem;line-height:1.2;font-weight:700}
 .banner p{margin:.2rem 0 0;font-size:.98rem;opacity:.95}
+.banner time{white-space:nowrap}
 .reason{margin:0;padding:.9rem 1.25rem;background:#fef3f2;color:#7a271a;border-bottom:1px solid #fecdca;overflow-wrap:anywhere}
 .reason strong{display:block;font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#b42318}
 dl{margin:0;padding:.4rem 1.25rem 1rem}
@@ -40,6 +41,7 @@ dl div:last-child{border-bottom:0}
 dt{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#667085}
 dd{margin:.1rem 0 0;font-size:1.05rem;font-weight:600;overflow-wrap:anywhere}
 dd.name{font-size:1.45rem;line-height:1.25}
+dd.plain{font-size:1rem;font-weight:400}
 .code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.08em}
 section.check{padding:1.25rem}
 section.check h2{margin:0 0 .3rem;font-size:1.2rem}
@@ -51,12 +53,12 @@ section.check p{margin:0 0 .8rem;color:#475467}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .drop:focus-within{outline:3px solid #84adff;outline-offset:2px}
 .result{margin-top:1rem;padding:.9rem 1rem;border-radius:10px;border:1px solid #d0d5dd;background:#f9fafb}
-.result p{margin:0;color:inherit}
+.check .result p{margin:0;color:inherit}
 .result .msg{font-weight:700;font-size:1.05rem}
-.result .detail{margin-top:.2rem;font-size:.92rem;overflow-wrap:anywhere}
+.check .result .detail{margin-top:.2rem;font-size:.92rem;overflow-wrap:anywhere}
 .result[data-result=match]{background:#ecfdf3;border-color:#75e0a7;color:#05603a}
 .result[data-result=mismatch],.result[data-result=error]{background:#fef3f2;border-color:#fda29b;color:#912018}
-.hash{margin-top:.9rem;font-size:.8rem;color:#667085}
+.check .hash{margin:1rem 0 0;font-size:.8rem;color:#667085}
 .hash code{display:block;font-size:.78rem;overflow-wrap:anywhere;word-break:break-all}
 footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#667085;text-align:center;overflow-wrap:anywhere}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
@@ -206,7 +208,7 @@ ${details}
 <p>Have a copy of this certificate? Check that it is the original file. The PDF is checked on your device and never leaves your browser.</p>
 <label class="drop" id="pdf-drop" for="pdf-file">
 <strong>Drop the PDF here</strong>
-<span>or tap to choose a file</span>
+<span>or choose a file</span>
 <input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf">
 </label>
 <div class="result" id="pdf-check-result" role="status" aria-live="polite" hidden>
@@ -225,7 +227,7 @@ export function renderNotFoundPage(code: string): string {
 <h1>No certificate found</h1>
 <p>There is no certificate with the code <span class="code" id="unique-code">${escapeHtml(code)}</span>.</p></div></header>
 <dl>
-<div><dt>What you can do</dt><dd>Check the code for typing mistakes, or scan the QR code on the certificate again. If it still cannot be found, the certificate was not issued by this service.</dd></div>
+<div><dt>What you can do</dt><dd class="plain">Check the code for typing mistakes, or scan the QR code on the certificate again. If it still cannot be found, the certificate was not issued by this service.</dd></div>
 </dl>
 </article>`;
   return layout({ title: 'No certificate found', body, script: false });
