@@ -2,7 +2,7 @@ import { createApp } from '../app.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { createDemo, demoLines } from './demo.js';
-import type { Io } from './output.js';
+import { CliError, type Io } from './output.js';
 
 // Runs until SIGINT/SIGTERM: the HTTP server and/or the email worker, then closes cleanly.
 export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean; io: Io; json: boolean }) {
@@ -16,7 +16,15 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     }
     deps.services.warmUp();
     const app = await createApp(deps);
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch(async (err: NodeJS.ErrnoException) => {
+      await app.close();
+      if (err.code === 'EADDRINUSE') {
+        throw new CliError(
+          `port ${config.port} on ${config.host} is already in use: stop the other server or set PORT`,
+        );
+      }
+      throw err;
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, host: config.host }, 'listening');
