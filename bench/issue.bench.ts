@@ -4,7 +4,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { createDeps, createLogger } from '../src/deps.js';
 import { readDesignFile } from '../src/cli/design-file.js';
@@ -13,6 +12,7 @@ import { startEmbeddedPostgres } from '../src/platform/db/embedded.js';
 import { createPdfRenderer, type RenderValues } from '../src/pdf/pdf-renderer.js';
 import type { Design } from '../src/modules/templates/design.schema.js';
 import { designToHtml, shellHtml } from './chromium-html.js';
+import { launchBrowser } from '../test/helpers/browser.js';
 
 // Issuing over HTTP against the real server (a child process on the embedded PostgreSQL):
 // single-issue latency, 500-recipient batches, the server's peak memory, and the same design
@@ -123,17 +123,7 @@ try {
   const oursPerDoc = (performance.now() - t0) / values.length;
   await renderer.close();
 
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchBrowser();
   const page = await browser.newPage();
   const html = await Promise.all(values.slice(0, 30).map((v) => designToHtml(design, v)));
   const fill = (h: string) =>

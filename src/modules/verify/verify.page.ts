@@ -1,23 +1,14 @@
 import { createHash } from 'node:crypto';
 import { verifyPageClient } from './verify-page.client.js';
+import type { Verification } from './verify.service.js';
+import { formatIssuedAt } from '../../pdf/placeholders.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
 // self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
 // VERIFY_PAGE_CSP, nothing loaded from anywhere. Every value shown comes through escapeHtml().
 
-export interface VerifyView {
-  valid: boolean;
-  status: 'Issued' | 'Revoked';
-  uniqueCode: string;
-  recipientName: string;
-  issuedAt: string;
-  revokedAt: string | null;
-  revocationReason: string | null;
-  templateName: string;
-  issuerName: string;
-  verificationUrl: string;
-  pdfSha256: string;
-}
+// The page shows exactly what the JSON verification answers.
+export type VerifyView = Verification;
 
 const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -94,26 +85,9 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
-// "21 November 2026", in UTC, independent of the server's locale and ICU data.
+// "21 November 2026" in UTC: the same form as the date printed on the certificate.
 export function formatDateUtc(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+  return formatIssuedAt(iso) ?? iso;
 }
 
 function time(iso: string): string {
