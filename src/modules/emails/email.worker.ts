@@ -75,6 +75,15 @@ export function startEmailWorker(deps: {
       await repo.markFailed(db, job, `gave up after ${MAX_ATTEMPTS} attempts`);
       return;
     }
+    if (job.certificate_status !== 'Issued') {
+      // Revoked after the send was accepted: a revoked certificate is never mailed out.
+      await repo.markFailed(
+        db,
+        job,
+        `not sent: the certificate was ${job.certificate_status.toLowerCase()} before delivery`,
+      );
+      return;
+    }
     let message;
     try {
       message = buildCertificateMessage({

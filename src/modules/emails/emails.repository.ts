@@ -58,6 +58,7 @@ export async function listSends(
 export interface Job {
   id: string;
   attempts: number;
+  certificate_status: string;
   recipient_email: string;
   recipient_name: string;
   unique_code: string;
@@ -82,7 +83,8 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
          FROM due WHERE s.id = due.id
        RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id
      )
-     SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.recipient_name, c.unique_code,
+     SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
+            c.recipient_name, c.unique_code,
             t.name AS template_name, a.name AS issuer_name, p.pdf
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id

@@ -29,7 +29,8 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
           'address or to recipientEmail. 202 with the queued send; poll GET /certificates/{id}/emails for its status. Checks in ' +
           'order: 404, 403 forbidden (email delivery disabled for the plan, or for a partner account by its contract), 422 (body), ' +
           '409 (certificate not Issued). Each accepted send adds 1 to emailCount. Transient SMTP failures are retried with ' +
-          'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError.',
+          'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError. ' +
+          'A certificate revoked before delivery is not mailed: its send ends failed.',
         security,
         params: IdParams,
         headers: IdempotencyHeaders,
