@@ -65,6 +65,18 @@ async function newAccount(plan = 'Business'): Promise<string> {
 }
 
 describe('certsvc: help and migrate', () => {
+  it('bad configuration in the environment: a clear message, no stack trace', async () => {
+    for (const [name, value, message] of [
+      ['PORT', 'abc', /PORT must be an integer/],
+      ['RATE_LIMIT_MAX', '0', /RATE_LIMIT_MAX must be between/],
+      ['PUBLIC_BASE_URL', 'not a url', /PUBLIC_BASE_URL is not a URL/],
+      ['CORS_PARTNER_DOMAINS', 'https://x.test', /CORS_PARTNER_DOMAINS/],
+      ['PLANS_JSON', '[{"name":"X"}]', /PLANS_JSON\[0\]/],
+    ] as const) {
+      failed(await runCli(['migrate'], { ...env, [name]: value }), `${name}=${value}`, message);
+    }
+  });
+
   it('--help lists every command and exits 0', async () => {
     const r = await certsvc('--help');
     ok(r, '--help');
