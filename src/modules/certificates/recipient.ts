@@ -1,5 +1,5 @@
 import type { Issue } from '../../platform/errors.js';
-import { compileBodyValidator, toIssues } from '../../platform/http/validation.js';
+import { compileBodyValidator, toIssues, unstorableTextIssues } from '../../platform/http/validation.js';
 import type { TemplateField } from '../templates/design.schema.js';
 import { Recipient } from './certificates.schemas.js';
 
@@ -18,6 +18,8 @@ export function checkRecipient(
   fields: TemplateField[],
   prefix: (string | number)[],
 ): { ok: true; recipient: ValidRecipient } | { ok: false; issues: Issue[] } {
+  const unstorable = unstorableTextIssues(input, prefix);
+  if (unstorable.length > 0) return { ok: false, issues: unstorable };
   if (!validateShape(input)) return { ok: false, issues: toIssues(validateShape.errors ?? [], prefix) };
   const raw = input as { name: string; email: string; data?: Record<string, string | number | boolean> };
   const issues: Issue[] = [];

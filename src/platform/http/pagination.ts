@@ -13,7 +13,8 @@ export interface Page {
 export function toPage(input: PageInput): Page {
   const page = input.page ?? 1;
   const perPage = input.perPage ?? 20;
-  return { page, perPage, limit: perPage, offset: (page - 1) * perPage };
+  // A page far past the end is still a page past the end (200, empty), not an OFFSET overflow.
+  return { page, perPage, limit: perPage, offset: Math.min((page - 1) * perPage, Number.MAX_SAFE_INTEGER) };
 }
 
 export function paginated<T>(data: T[], page: Page, total: number) {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { Issue } from '../errors.js';
+import { ValidationError, type Issue } from '../errors.js';
 
 // Bodies are validated strictly (no coercion, unknown fields refused by the schemas); query strings
 // and path parameters are strings on the wire, so they are coerced to the declared types.
@@ -47,8 +47,20 @@ function stripServiceValidatedItems(schema: unknown): unknown {
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'body' && (schema as Record<string, unknown>)[SERVICE_VALIDATED_BODY]) return () => true;
-  if (httpPart === 'body')
-    return bodyAjv.compile(stripServiceValidatedItems(schema) as object) as ValidateFunction;
+  if (httpPart === 'body') {
+    const validate = bodyAjv.compile(stripServiceValidatedItems(schema) as object);
+    const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+    const serviceItems = Object.keys(properties).filter((k) => properties[k]?.[SERVICE_VALIDATED_ITEMS]);
+    const check = (data: unknown) => {
+      const issues = unstorableTextIssues(data, [], serviceItems);
+      if (issues.length > 0) return { error: new ValidationError(issues) };
+      const ok = validate(data);
+      check.errors = validate.errors;
+      return ok;
+    };
+    check.errors = null as ValidateFunction['errors'];
+    return check;
+  }
   return inputAjv.compile(schema as object) as ValidateFunction;
 };
 
@@ -96,4 +108,31 @@ export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []
     issues.push({ path, message });
   }
   return issues;
+}
+
+// PostgreSQL text cannot hold U+0000, and lone surrogates cannot be encoded as UTF-8 (nor stored in
+// jsonb): such a string anywhere in a JSON body, keys included, is refused with its path. `skip`
+// names top-level array properties whose items the service validates (and checks) itself.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function unstorableTextIssues(
+  value: unknown,
+  path: (string | number)[] = [],
+  skip: string[] = [],
+): Issue[] {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') || LONE_SURROGATE.test(value)
+      ? [{ path, message: 'contains a NUL character or an unpaired surrogate' }]
+      : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableTextIssues(v, [...path, i]));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => [
+      ...unstorableTextIssues(k, [...path, k]),
+      ...(path.length === 0 && skip.includes(k) && Array.isArray(v)
+        ? []
+        : unstorableTextIssues(v, [...path, k])),
+    ]);
+  }
+  return [];
 }
