@@ -10,6 +10,7 @@ import { createContractsService } from './modules/contracts/contracts.service.js
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
+import { createUsersService } from './modules/users/users.service.js';
 import { createEmailsService } from './modules/emails/emails.service.js';
 import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
 import { createFileTransport, createSmtpTransport } from './modules/emails/mail-transport.js';
@@ -38,6 +39,7 @@ export function createServices(deps: ServiceDeps) {
     certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now }),
     issue: createIssueService({ db: deps.db, renderer: getRenderer, publicBaseUrl, now: deps.now }),
     verify: createVerifyService({ db: deps.db, publicBaseUrl }),
+    users: createUsersService(deps),
     emails: createEmailsService(deps),
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {

@@ -234,6 +234,29 @@ export const commands: Command[] = [
     },
   },
   {
+    path: ['user', 'create'],
+    usage:
+      'user create ACCOUNT_ID --email EMAIL   (password from standard input, or generated and printed once)',
+    positionals: ['ACCOUNT_ID'],
+    options: { email: { type: 'string' } },
+    async run(ctx) {
+      const accountId = id(ctx.args[0], 'ACCOUNT_ID');
+      const email = required(ctx, 'email');
+      const piped = ctx.io.readStdin ? (await ctx.io.readStdin()).replace(/\r?\n$/, '') : '';
+      const { user, generatedPassword } = await deps(ctx).services.users.create({
+        accountId,
+        email,
+        password: piped === '' ? undefined : piped,
+      });
+      print(ctx.io, ctx.json, generatedPassword ? { ...user, password: generatedPassword } : user, [
+        `Created user ${user.email} for account ${user.accountId}: ${user.id}`,
+        ...(generatedPassword
+          ? [`Password (shown only now): ${generatedPassword}`]
+          : ['Password: as given on standard input']),
+      ]);
+    },
+  },
+  {
     path: ['demo'],
     usage: 'demo',
     positionals: [],

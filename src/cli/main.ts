@@ -22,6 +22,7 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   template create ACCOUNT_ID --file DESIGN.json
   template archive TEMPLATE_ID
   template preview --file DESIGN.json --out FILE.pdf
+  user create ACCOUNT_ID --email EMAIL      password from standard input, or generated and printed once
   demo                                      sample account, key, template on an empty database
 
 Configuration comes from the environment: see README.md.`;
@@ -132,5 +133,12 @@ function defaultIo(): Io {
   return {
     out: (t) => process.stdout.write(`${t}\n`),
     err: (t) => process.stderr.write(`${t}\n`),
+    // Piped input only: on a terminal nothing is read (the password is generated instead).
+    async readStdin() {
+      if (process.stdin.isTTY) return '';
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
 }

@@ -12,6 +12,7 @@ import { createDeps, createLogger, type Deps } from '../../src/deps.js';
 import { isWellFormedKey } from '../../src/modules/api-keys/key-format.js';
 import { testConfig, testDatabaseUrl } from '../helpers/app.js';
 import { cliEnv, REPO_ROOT, runCli, type CliResult } from './run-cli.js';
+import { verifyPassword } from '../../src/modules/users/password.js';
 
 // The `certsvc` command (decisions 16), run as a real child process against the test database.
 
@@ -94,6 +95,7 @@ describe('certsvc: help and migrate', () => {
       'template create',
       'template archive',
       'template preview',
+      'user create',
       'demo',
     ]) {
       assert.ok(r.stdout.includes(`  ${c}`), `help lists ${c}`);
@@ -474,6 +476,69 @@ describe('certsvc: after the mistakes', () => {
   it('nothing was created by the failed commands', async () => {
     const { rows } = await deps.db.query(`SELECT count(*)::int AS n FROM accounts WHERE name = 'X'`);
     assert.equal(rows[0].n, 0);
+  });
+});
+
+describe('certsvc user create', () => {
+  async function storedHash(email: string): Promise<string> {
+    const { rows } = await deps.db.query<{ password_hash: string }>(
+      'SELECT password_hash FROM users WHERE email = $1',
+      [email],
+    );
+    return rows[0]!.password_hash;
+  }
+
+  it('generates a password, prints it once, and stores only its scrypt hash', async () => {
+    const accountId = await newAccount();
+    const email = `gen-${randomBytes(4).toString('hex')}@example.com`;
+    const j = json(
+      await runCli(['user', 'create', accountId, '--email', email.toUpperCase(), '--json'], env),
+      'user create',
+    );
+    assert.match(String(j.id), UUID);
+    assert.equal(j.email, email);
+    assert.equal(j.accountId, accountId);
+    assert.match(String(j.password), /^[A-Za-z0-9]{20}$/);
+    const hash = await storedHash(email);
+    assert.doesNotMatch(hash, new RegExp(String(j.password)));
+    assert.equal(await verifyPassword(String(j.password), hash), true);
+    assert.equal(await verifyPassword('wrong password!', hash), false);
+  });
+
+  it('reads the password from standard input', async () => {
+    const accountId = await newAccount();
+    const email = `stdin-${randomBytes(4).toString('hex')}@example.com`;
+    const r = await runCli(
+      ['user', 'create', accountId, '--email', email, '--json'],
+      env,
+      'correct horse battery staple\n',
+    );
+    const j = json(r, 'user create with stdin');
+    assert.equal(j.password, undefined, 'a given password is never printed');
+    assert.equal(await verifyPassword('correct horse battery staple', await storedHash(email)), true);
+  });
+
+  it('refuses a short password, a bad email, a taken email and an unknown account', async () => {
+    const accountId = await newAccount();
+    const email = `dup-${randomBytes(4).toString('hex')}@example.com`;
+    failed(
+      await runCli(['user', 'create', accountId, '--email', email], env, 'short\n'),
+      'short password',
+      /at least 12/,
+    );
+    failed(
+      await certsvc('user', 'create', accountId, '--email', 'not-an-email'),
+      'bad email',
+      /not a valid email/,
+    );
+    ok(await certsvc('user', 'create', accountId, '--email', email), 'first user');
+    failed(await certsvc('user', 'create', accountId, '--email', email), 'taken email', /already exists/);
+    failed(
+      await certsvc('user', 'create', '01a1fc9b-c0f0-7000-9deb-02e3c196834a', '--email', 'x@example.com'),
+      'unknown account',
+      /not found/i,
+    );
+    failed(await certsvc('user', 'create', accountId), 'missing --email', /--email is required/);
   });
 });
 

@@ -23,17 +23,19 @@ export function cliEnv(extra: Record<string, string | undefined>): NodeJS.Proces
   return env;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+// `input`, when given, is written to the command's standard input (otherwise stdin is empty).
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: REPO_ROOT,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);
     child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

@@ -1,0 +1,60 @@
+import type { Db } from '../../platform/db/db.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
+import { uuidv7 } from '../../platform/ids.js';
+import { compileBodyValidator } from '../../platform/http/validation.js';
+import { Type } from 'typebox';
+import { findAccount } from '../accounts/accounts.repository.js';
+import { generatePassword, hashPassword } from './password.js';
+
+export interface UserView {
+  id: string;
+  accountId: string;
+  email: string;
+  createdAt: string;
+}
+
+const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: 254 }));
+export const MIN_PASSWORD_LENGTH = 12;
+
+// Dashboard users (sign-in comes with the dashboard). Emails are unique across accounts, case-insensitively.
+export function createUsersService(deps: { db: Db }) {
+  return {
+    async create(input: { accountId: string; email: string; password?: string }) {
+      const email = input.email.trim().toLowerCase();
+      if (!validEmail(email)) {
+        throw new ValidationError(
+          [{ path: ['email'], message: 'is not a valid email address' }],
+          `"${input.email}" is not a valid email address`,
+        );
+      }
+      if (input.password !== undefined && [...input.password].length < MIN_PASSWORD_LENGTH) {
+        throw new ValidationError(
+          [{ path: ['password'], message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }],
+          `The password must be at least ${MIN_PASSWORD_LENGTH} characters`,
+        );
+      }
+      if (!(await findAccount(deps.db, input.accountId))) throw new NotFoundError('Account');
+      const password = input.password ?? generatePassword();
+      const { rows } = await deps.db
+        .query<{ id: string; account_id: string; email: string; created_at: Date }>(
+          `INSERT INTO users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4)
+           RETURNING id, account_id, email, created_at`,
+          [uuidv7(), input.accountId, email, await hashPassword(password)],
+        )
+        .catch((err: { code?: string }) => {
+          if (err.code === '23505') throw new ConflictError(`A user with the email ${email} already exists`);
+          throw err;
+        });
+      const row = rows[0]!;
+      const user: UserView = {
+        id: row.id,
+        accountId: row.account_id,
+        email: row.email,
+        createdAt: row.created_at.toISOString(),
+      };
+      return { user, generatedPassword: input.password === undefined ? password : undefined };
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
