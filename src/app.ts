@@ -6,7 +6,7 @@ import { installCors } from './platform/http/cors.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { ErrorEnvelope } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
-import { ValidationError } from './platform/errors.js';
+import { installBodyParsers } from './platform/http/body.js';
 import { uuidv7 } from './platform/ids.js';
 import { openapiRoutes } from './modules/openapi/openapi.routes.js';
 import { Template, templatesRoutes } from './modules/templates/templates.routes.js';
@@ -18,6 +18,8 @@ import { emailsRoutes } from './modules/emails/emails.routes.js';
 import { EmailSend } from './modules/emails/emails.schemas.js';
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
+const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
+type Operation = { operationId?: string; requestBody?: { required?: boolean } };
 
 // Builds the HTTP application from the composition root's dependencies. Nothing here reads the
 // environment or opens connections: the server, the tests and the benchmarks all come through here.
@@ -37,17 +39,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(Certificate);
   app.addSchema(EmailSend);
 
-  // JSON bodies: an empty body is "no body"; anything unparsable is a 422 at path [].
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ValidationError([{ path: [], message: 'The body is not valid JSON' }]), undefined);
-    }
-  });
+  installBodyParsers(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -84,6 +76,19 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
       },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Fastify's swagger marks every declared body as required; these two are optional (decisions 3, 8).
+    transformObject: (input) => {
+      const doc = (
+        input as unknown as { openapiObject: { paths?: Record<string, Record<string, Operation>> } }
+      ).openapiObject;
+      for (const methods of Object.values(doc.paths ?? {})) {
+        for (const op of Object.values(methods)) {
+          if (op.requestBody && OPTIONAL_BODY_OPERATIONS.includes(op.operationId ?? ''))
+            op.requestBody.required = false;
+        }
+      }
+      return doc as never;
+    },
   });
 
   installErrorHandling(app);

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import pino from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { createDeps, createLogger, type Deps } from '../deps.js';
 import { AppError } from '../platform/errors.js';
@@ -107,9 +108,13 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (command.needsDb === false) {
       return (await command.run({ config, io, json, values, args: parsed.positionals })) ?? 0;
     }
-    const logLevel = ['serve', 'worker'].includes(command.path[0]!) ? config.logLevel : 'warn';
+    // Servers log JSON lines on stdout; other commands (and servers with --json, whose stdout is one
+    // JSON object) log warnings and errors on stderr.
+    const server = ['serve', 'worker'].includes(command.path[0]!);
+    const logLevel = server ? config.logLevel : 'warn';
+    const toStderr = !server || json ? pino.destination({ fd: 2, sync: true }) : undefined;
     deps = await createDeps(config, {
-      logger: createLogger({ ...config, logLevel }),
+      logger: createLogger({ ...config, logLevel }, toStderr),
       migrate: command.path[0] !== 'migrate',
     });
     return (await command.run({ config, io, json, values, args: parsed.positionals, deps })) ?? 0;
@@ -122,7 +127,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       io.err(`certsvc: ${err.message}`);
       return 1;
     }
-    io.err(`certsvc: ${(err as Error).stack ?? String(err)}`);
+    // Infrastructure failures (database unreachable ...): the message, not a stack trace.
+    io.err(`certsvc: ${(err as Error).message ?? String(err)}`);
     return 1;
   } finally {
     await deps?.close().catch(() => undefined);

@@ -1,18 +1,21 @@
 import { createApp } from '../app.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
-import { createDemo, demoLines } from './demo.js';
+import { createDemo, demoLines, type DemoResult } from './demo.js';
 import { CliError, type Io } from './output.js';
 
 // Runs until SIGINT/SIGTERM: the HTTP server and/or the email worker, then closes cleanly.
 export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean; io: Io; json: boolean }) {
   const { config, logger } = deps;
   const stops: (() => Promise<void>)[] = [];
+  let demo: DemoResult | undefined;
+  let url: string | undefined;
 
   if (opts.http !== false) {
     if ((await countAccounts(deps.db)) === 0) {
-      const demo = await createDemo(deps);
-      opts.io.out(['', 'First start: created a demo account.', ...demoLines(demo), ''].join('\n'));
+      demo = await createDemo(deps);
+      if (!opts.json)
+        opts.io.out(['', 'First start: created a demo account.', ...demoLines(demo), ''].join('\n'));
     }
     deps.services.warmUp();
     const app = await createApp(deps);
@@ -28,15 +31,25 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, host: config.host }, 'listening');
-    opts.io.out(
-      `certsvc listening on http://${config.host}:${port} (public base URL ${config.publicBaseUrl})`,
-    );
+    url = `http://${config.host}:${port}`;
+    if (!opts.json) opts.io.out(`certsvc listening on ${url} (public base URL ${config.publicBaseUrl})`);
     stops.push(() => app.close());
   }
   if (opts.worker) {
     const worker = deps.services.startEmailWorker();
     stops.push(() => worker.stop());
-    if (opts.http === false) opts.io.out('certsvc email worker running');
+    if (opts.http === false && !opts.json) opts.io.out('certsvc email worker running');
+  }
+  // With --json, standard output is one object: what runs, and the demo made on a first start.
+  if (opts.json) {
+    opts.io.out(
+      JSON.stringify({
+        url,
+        publicBaseUrl: url ? config.publicBaseUrl : undefined,
+        worker: opts.worker,
+        ...(demo ? { demo } : {}),
+      }),
+    );
   }
 
   await new Promise<void>((resolve) => {

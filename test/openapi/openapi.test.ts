@@ -144,6 +144,36 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  it('describes what a generated client needs: optional bodies, media types, 409 and Retry-After', () => {
+    type Full = Record<string, Record<string, Record<string, unknown>>>;
+    const paths = doc.paths as unknown as Full;
+    const op = (p: string, m: string) =>
+      paths[p]![m] as {
+        requestBody?: { required?: boolean };
+        responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+      };
+    assert.equal(op('/api/v1/certificates/{id}/send', 'post').requestBody?.required, false);
+    assert.equal(op('/api/v1/certificates/{id}/revoke', 'post').requestBody?.required, false);
+    assert.equal(op('/api/v1/certificates', 'post').requestBody?.required, true);
+    assert.ok(op('/api/v1/certificates', 'post').responses['409'], 'Idempotency-Key still running');
+    const pdf = op('/api/v1/certificates/{id}/pdf', 'get').responses;
+    assert.deepEqual(Object.keys(pdf['200']!.content ?? {}), ['application/pdf']);
+    const page = op('/verify/{code}', 'get').responses;
+    assert.deepEqual(Object.keys(page['200']!.content ?? {}), ['text/html']);
+    for (const [status, res] of [...Object.entries(pdf), ...Object.entries(page)]) {
+      if (Number(status) >= 400 && status !== '404')
+        assert.deepEqual(Object.keys(res.content ?? {}), ['application/json'], status);
+    }
+    for (const methods of Object.values(paths)) {
+      for (const operation of Object.values(methods) as {
+        responses: Record<string, { headers?: Record<string, unknown> }>;
+      }[]) {
+        const limited = operation.responses['429'];
+        if (limited) assert.ok(limited.headers?.['Retry-After'], 'every 429 documents Retry-After');
+      }
+    }
+  });
+
   it('public operations carry no security requirement, authenticated ones the bearer scheme', () => {
     const openapi = doc.paths['/api/v1/openapi.json']!.get!;
     assert.deepEqual(openapi.security, []);

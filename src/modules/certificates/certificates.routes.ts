@@ -7,6 +7,8 @@ import {
   errorResponses,
   IdParams,
   pageOf,
+  nonJson,
+  rateHeaders,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import type { Db } from '../../platform/db/db.js';
@@ -53,7 +55,7 @@ export function certificatesRoutes(
             'Created: a Certificate (single mode) or a batch result (batch mode)',
             REPLAYED_HEADER,
           ),
-          ...errorResponses(...AUTH_ERRORS, 402, 404, 413, 422),
+          ...errorResponses(...AUTH_ERRORS, 402, 404, 409, 413, 422),
         },
       },
     },
@@ -139,12 +141,13 @@ export function certificatesRoutes(
           'one download (HEAD and 304 do not). Revoked certificates stay downloadable by their owner.',
         security,
         params: IdParams,
-        produces: ['application/pdf'],
         response: {
-          200: withRateHeaders(
+          200: nonJson(
+            'application/pdf',
             Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
             'The PDF',
             {
+              ...rateHeaders,
               'Content-Disposition': Type.String({
                 description: 'attachment; filename="certificate-<uniqueCode>.pdf"',
               }),
@@ -163,7 +166,7 @@ export function certificatesRoutes(
       if (inm) {
         const etag = `"${await certificates.pdfHash(accountId, id.toLowerCase())}"`;
         if (inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
-          return reply.header('ETag', etag).code(304).send();
+          return reply.header('ETag', etag).header('Cache-Control', 'private, no-cache').code(304).send();
         }
       }
       const pdf = await certificates.pdf(accountId, id.toLowerCase(), request.method === 'GET');

@@ -19,7 +19,8 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
   app.post(
     '/api/v1/certificates/:id/send',
     {
-      config: { access: { kind: 'key', scope: 'certificates:write' } },
+      // The body's 422 comes after the 404 and 403 checks (decisions 8), also for unparsable bodies.
+      config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
       schema: {
         operationId: 'sendCertificate',
         tags: ['Certificates'],

@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
+import { assertParsedBody } from '../../platform/http/body.js';
 import { compileBodyValidator, toIssues } from '../../platform/http/validation.js';
 import type { Principal } from '../api-keys/api-keys.service.js';
 import { findCertificate } from '../certificates/certificates.repository.js';
@@ -48,6 +49,7 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
             : `Email delivery is not included in the ${principal.plan} plan`,
         );
       }
+      assertParsedBody(body);
       const input = body ?? {};
       if (!validateBody(input)) throw new ValidationError(toIssues(validateBody.errors ?? []));
       const override = (input as { recipientEmail?: string }).recipientEmail;

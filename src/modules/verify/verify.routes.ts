@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../platform/errors.js';
-import { dataOf, errorResponses, Timestamp, withRateHeaders } from '../../platform/http/schemas.js';
+import {
+  dataOf,
+  errorResponses,
+  nonJson,
+  rateHeaders,
+  Timestamp,
+  withRateHeaders,
+} from '../../platform/http/schemas.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_CSP } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 
@@ -49,7 +56,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
     },
     async (request) => {
       const { code } = request.params as { code: string };
-      return { data: await verify.verify(code) };
+      return { data: await verify.verify(code, { count: request.method === 'GET' }) };
     },
   );
 
@@ -64,15 +71,10 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         summary: 'Public verification page (HTML)',
         security: [],
         params: CodeParams,
-        produces: ['text/html'],
         response: {
-          200: { ...Type.String(), description: 'HTML page: valid or revoked' },
-          404: { ...Type.String(), description: 'HTML page: no certificate with this code' },
-          429: {
-            ...Type.Ref('ErrorEnvelope'),
-            description: 'Too many requests from this address (shared verify limit)',
-          },
-          500: { ...Type.Ref('ErrorEnvelope'), description: 'Server fault (`internal_error`)' },
+          200: nonJson('text/html', Type.String(), 'HTML page: valid or revoked', rateHeaders),
+          404: nonJson('text/html', Type.String(), 'HTML page: no certificate with this code', rateHeaders),
+          ...errorResponses(429),
         },
       },
     },
@@ -85,7 +87,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         .header('Referrer-Policy', 'no-referrer')
         .header('Cache-Control', 'no-store');
       try {
-        return reply.send(renderVerifyPage(await verify.verify(code)));
+        return reply.send(renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' })));
       } catch (err) {
         if (err instanceof AppError && (err.code === 'not_found' || err.code === 'validation_error')) {
           return reply.code(404).send(renderNotFoundPage(code));

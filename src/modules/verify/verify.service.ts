@@ -32,7 +32,8 @@ interface Row {
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
 export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
   return {
-    async verify(input: string): Promise<Verification> {
+    // `count` is false for HEAD: only real verifications count.
+    async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification> {
       if (!isUniqueCode(input)) {
         throw new ValidationError([
           {
@@ -44,13 +45,13 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
       const code = input.toUpperCase();
       // Counts the verification in the same statement that reads it: exact under concurrency.
       const { rows } = await deps.db.query<Row>(
-        `UPDATE certificates c SET verification_count = c.verification_count + 1
+        `UPDATE certificates c SET verification_count = c.verification_count + CASE WHEN $2 THEN 1 ELSE 0 END
            FROM templates t, accounts a, certificate_pdfs p
           WHERE c.unique_code = $1 AND c.status <> 'Draft'
             AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
           RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason,
                     t.name AS template_name, a.name AS issuer_name, p.sha256`,
-        [code],
+        [code, opts.count !== false],
       );
       const row = rows[0];
       if (!row) throw new NotFoundError('Certificate');

@@ -58,7 +58,7 @@ export function pageOf<T extends TSchema>(schema: T) {
   return Type.Object({ data: Type.Array(schema), pagination: Pagination });
 }
 
-const rateHeaders = {
+export const rateHeaders = {
   'X-RateLimit-Limit': Type.Integer({ description: 'Requests allowed in the rolling window' }),
   'X-RateLimit-Remaining': Type.Integer({ description: 'Requests left in the window after this one' }),
   'X-RateLimit-Reset': Type.Integer({
@@ -81,6 +81,17 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 // A response entry carrying the rate-limit headers, for OpenAPI and serialisation.
+// A non-JSON response (PDF, HTML): its media type named in the OpenAPI description, while the
+// route's error responses stay JSON.
+export function nonJson(
+  mediaType: string,
+  schema: TSchema,
+  description: string,
+  headers: Record<string, TSchema> = {},
+) {
+  return { description, headers, content: { [mediaType]: { schema } } };
+}
+
 export function withRateHeaders<T extends TSchema>(
   schema: T,
   description: string,
