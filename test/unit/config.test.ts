@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, DEFAULT_PLANS, loadConfig } from '../../src/config.js';
+
+describe('configuration (decisions 16)', () => {
+  it('defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.publicBaseUrl, 'http://localhost:3000');
+    assert.equal(c.dataDir, path.resolve('./data'));
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.redisUrl, undefined);
+    assert.equal(c.smtpUrl, undefined);
+    assert.deepEqual(c.corsPartnerDomains, []);
+    assert.equal(c.trustProxy, false);
+    assert.deepEqual(c.rateLimit, { max: 60, windowS: 60 });
+    assert.equal(c.logLevel, 'info');
+    assert.deepEqual(c.plans, DEFAULT_PLANS);
+    assert.deepEqual(
+      DEFAULT_PLANS.map((p) => [p.name, p.apiAccess, p.emailDelivery, p.monthlyLimit]),
+      [
+        ['Free', false, false, 50],
+        ['Pro', false, false, 500],
+        ['Business', true, true, 2000],
+      ],
+    );
+  });
+
+  it('PUBLIC_BASE_URL follows PORT and drops a trailing slash; lists and flags are parsed', () => {
+    assert.equal(loadConfig({ PORT: '8080' }).publicBaseUrl, 'http://localhost:8080');
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: 'https://certs.example.org/' }).publicBaseUrl,
+      'https://certs.example.org',
+    );
+    assert.deepEqual(
+      loadConfig({ CORS_PARTNER_DOMAINS: ' Partner.Example , academy.test ' }).corsPartnerDomains,
+      ['partner.example', 'academy.test'],
+    );
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  });
+
+  it('refuses bad values with a ConfigError naming the variable', () => {
+    for (const [name, value] of [
+      ['PORT', '70000'],
+      ['RATE_LIMIT_WINDOW_S', '-1'],
+      ['PLANS_JSON', '{'],
+      ['CORS_PARTNER_DOMAINS', 'not a domain'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: Error) => err instanceof ConfigError && err.message.includes(name),
+      );
+    }
+  });
+});
