@@ -1,4 +1,5 @@
 import { createApp } from '../app.js';
+import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { createDemo, demoLines, type DemoResult } from './demo.js';
@@ -34,6 +35,12 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     url = `http://${config.host}:${port}`;
     if (!opts.json) opts.io.out(`certsvc listening on ${url} (public base URL ${config.publicBaseUrl})`);
     stops.push(() => app.close());
+    const purge = () =>
+      purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+    void purge();
+    const timer = setInterval(purge, 3_600_000);
+    timer.unref();
+    stops.push(async () => clearInterval(timer));
   }
   if (opts.worker) {
     const worker = deps.services.startEmailWorker();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { purgeExpiredIdempotencyKeys } from '../../src/platform/http/idempotency.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -224,5 +225,25 @@ describe('Idempotency-Key', () => {
       'rev-2',
     );
     assert.equal(r3.statusCode, 409);
+  });
+
+  it('answers older than 24 hours are purged; newer ones stay', async () => {
+    const tenant = await createTenant(t.deps);
+    const body = { templateId: tenant.templateId, recipient: recipient() };
+    assert.equal((await post(tenant, '/api/v1/certificates', body, 'old')).statusCode, 201);
+    assert.equal((await post(tenant, '/api/v1/certificates', body, 'new')).statusCode, 201);
+    await t.deps.db.query(
+      `UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE account_id = $1 AND key = 'old'`,
+      [tenant.accountId],
+    );
+    assert.ok((await purgeExpiredIdempotencyKeys(t.deps.db)) >= 1);
+    const keys = await t.deps.db.query<{ key: string }>(
+      'SELECT key FROM idempotency_keys WHERE account_id = $1',
+      [tenant.accountId],
+    );
+    assert.deepEqual(
+      keys.rows.map((r) => r.key),
+      ['new'],
+    );
   });
 });

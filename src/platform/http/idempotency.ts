@@ -100,3 +100,11 @@ export async function answerIdempotently(
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(outcome.status).send(outcome.body);
 }
+
+// Stored answers are kept 24 hours; the server purges older ones at start and then hourly.
+export async function purgeExpiredIdempotencyKeys(db: Pick<Db, 'query'>): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`,
+  );
+  return rowCount ?? 0;
+}
