@@ -130,7 +130,9 @@ async function loadState(dataDir: string, clusterDir: string, owner: { uid?: num
   if (owner.uid !== undefined) await chown(clusterDir, owner.uid, owner.gid!);
   const state: State = { port: await freePort(), password: randomBytes(18).toString('base64url') };
   const pwFile = path.join(os.tmpdir(), `certsvc-pg-${randomBytes(6).toString('hex')}`);
-  await writeFile(pwFile, `${state.password}\n`, { mode: 0o644 });
+  // Readable by initdb's user only, for the moment initdb needs it.
+  await writeFile(pwFile, `${state.password}\n`, { mode: 0o600 });
+  if (owner.uid !== undefined) await chown(pwFile, owner.uid, owner.gid!);
   try {
     await run(
       initdb,
