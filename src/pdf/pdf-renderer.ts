@@ -27,15 +27,31 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     idleTimeout: Number.POSITIVE_INFINITY,
   });
   let closed = false;
+  // One SharedArrayBuffer per template version (a few recent ones), handed to every task.
+  const designs = new Map<string, RenderTask['template']>();
+  function sharedTemplate(template: RenderTemplate): RenderTask['template'] {
+    const key = `${template.id}\u0000${template.version}`;
+    let shared = designs.get(key);
+    if (!shared) {
+      const bytes = new TextEncoder().encode(JSON.stringify(template.design));
+      const design = new SharedArrayBuffer(bytes.length);
+      new Uint8Array(design).set(bytes);
+      shared = { id: template.id, version: template.version, design };
+      if (designs.size >= 16) designs.delete(designs.keys().next().value ?? '');
+      designs.set(key, shared);
+    }
+    return shared;
+  }
 
   return {
     async render(template, items) {
       if (closed) throw new Error('PDF renderer is closed');
       if (items.length === 0) return [];
+      const shared = sharedTemplate(template);
       const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
       const chunks: Promise<WorkerOutcome[]>[] = [];
       for (let start = 0; start < items.length; start += chunkSize) {
-        chunks.push(pool.run({ template, items: items.slice(start, start + chunkSize) }));
+        chunks.push(pool.run({ template: shared, items: items.slice(start, start + chunkSize) }));
       }
       const outcomes: RenderOutcome[] = [];
       for (const chunk of await Promise.all(chunks)) {

@@ -6,8 +6,11 @@ import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
 // Runs in the piscina worker threads. Compiled templates are cached per thread, keyed by id and
 // version, so a template's fonts and images are prepared once per thread, not per document.
 
+// The design travels as UTF-8 JSON in a SharedArrayBuffer made once per template version by the
+// main thread: a task copies no design (images can be megabytes), and a thread decodes it only when
+// the template is not in its cache yet.
 export interface RenderTask {
-  template: RenderTemplate;
+  template: { id: string; version: string; design: SharedArrayBuffer };
   items: RenderValues[];
 }
 
@@ -17,13 +20,16 @@ export type WorkerOutcome =
 const MAX_CACHED_TEMPLATES = 32;
 const cache = new Map<string, CompiledTemplate>();
 
-export function compiledFor(template: RenderTemplate): CompiledTemplate {
+function compiledFor(template: RenderTask['template']): CompiledTemplate {
   const key = `${template.id}\u0000${template.version}`;
   let compiled = cache.get(key);
   if (compiled) {
     cache.delete(key); // re-insert: Map order doubles as least-recently-used order
   } else {
-    compiled = compileTemplate(template.design);
+    const design = JSON.parse(
+      new TextDecoder().decode(new Uint8Array(template.design).slice()),
+    ) as RenderTemplate['design'];
+    compiled = compileTemplate(design);
     if (cache.size >= MAX_CACHED_TEMPLATES) cache.delete(cache.keys().next().value ?? '');
   }
   cache.set(key, compiled);
