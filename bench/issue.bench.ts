@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +12,7 @@ import { createPdfRenderer, type RenderValues } from '../src/pdf/pdf-renderer.js
 import type { Design } from '../src/modules/templates/design.schema.js';
 import { designToHtml, shellHtml } from './chromium-html.js';
 import { launchBrowser } from '../test/helpers/browser.js';
+import { freePort } from '../src/platform/net.js';
 
 // Issuing over HTTP against the real server (a child process on the embedded PostgreSQL):
 // single-issue latency, 500-recipient batches, the server's peak memory, and the same design
@@ -21,15 +21,6 @@ import { launchBrowser } from '../test/helpers/browser.js';
 const root = path.resolve(import.meta.dirname, '../..');
 const SINGLE = 200;
 const BATCHES = 5;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

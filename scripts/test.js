@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../dist/src/platform/db/embedded.js';
+import { freePort } from '../dist/src/platform/net.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const only = process.argv.slice(2);
@@ -16,15 +17,6 @@ function findTests(dir) {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) return findTests(full);
     return name.endsWith('.test.js') ? [full] : [];
-  });
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
   });
 }
 

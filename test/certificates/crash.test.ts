@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +9,7 @@ import pg from 'pg';
 import { createDeps, createLogger, type Deps } from '../../src/deps.js';
 import { createTenant, testConfig, testDatabaseUrl, type Tenant } from '../helpers/app.js';
 import { recipients } from './support.js';
+import { freePort } from '../../src/platform/net.js';
 
 // decisions 6: every certificate is committed together with its frozen PDF, also after a crash;
 // and the quota used always equals the certificates that exist. The real server is killed with
@@ -28,16 +28,6 @@ const children = new Set<ChildProcess>();
 
 let deps: Deps;
 let tenant: Tenant;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 async function startServer(
   port: number,

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { BIN, cliEnv, REPO_ROOT, runCli } from './run-cli.js';
+import { freePort } from '../../src/platform/net.js';
 
 // The embedded PostgreSQL (no DATABASE_URL): created on first use under DATA_DIR, shared by every
 // certsvc process on that data dir, surviving a killed process, stopped by the last one out.
@@ -22,17 +22,6 @@ const children: ChildProcess[] = [];
 
 function env(extra: Record<string, string> = {}) {
   return cliEnv({ DATABASE_URL: undefined, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extra });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 // Running, not a zombie (a daemonised postgres is reaped by PID 1, which in a container may not reap).

@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { describe, it } from 'node:test';
 import { testDatabaseUrl } from '../helpers/app.js';
 import { BIN, cliEnv, REPO_ROOT, runCli } from './run-cli.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../src/platform/net.js';
 
 describe('certsvc serve --json', () => {
   it('prints exactly one JSON object on stdout; the logs go to stderr', async () => {

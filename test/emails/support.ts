@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import pg from 'pg';
 import pino from 'pino';
@@ -11,6 +10,8 @@ import {
 } from '../../src/modules/emails/email.worker.js';
 import { createSmtpTransport } from '../../src/modules/emails/mail-transport.js';
 import { testDatabaseUrl } from '../helpers/app.js';
+import { freePort } from '../../src/platform/net.js';
+export { freePort };
 
 /**
  * A database of its own on the test server. The email worker claims due sends of every account, so a
@@ -131,14 +132,4 @@ export function startSmtpWorker(
       await transport.close();
     },
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }

@@ -75,3 +75,23 @@ export async function createTenant(
     auth: { authorization: `Bearer ${key.key}` },
   };
 }
+
+// Issues one certificate through the API, as a client would.
+export async function issueCertificate(
+  app: FastifyInstance,
+  owner: Tenant,
+  recipient: { name: string; email: string; data?: Record<string, string | number | boolean> } = {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    data: { course: 'Analytical Engines' },
+  },
+): Promise<{ id: string; uniqueCode: string; verificationUrl: string }> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/certificates',
+    headers: owner.auth,
+    payload: { templateId: owner.templateId, recipient },
+  });
+  if (res.statusCode !== 201) throw new Error(`issue answered ${res.statusCode}: ${res.body}`);
+  return res.json().data;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 // Body handling at the edges: an empty body is no body whatever its content type; on send, even an
 // unparsable body is checked only after 404 and 403 (decisions 8); HEAD and 304 count nothing.
@@ -14,19 +14,7 @@ before(async () => {
 });
 after(() => t.close());
 
-async function issue(owner: Tenant) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/v1/certificates',
-    headers: owner.auth,
-    payload: {
-      templateId: owner.templateId,
-      recipient: { name: 'Ada', email: 'ada@example.com', data: { course: 'X' } },
-    },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json().data as { id: string; uniqueCode: string };
-}
+const issue = (owner: Tenant) => issueCertificate(t.app, owner);
 
 function post(owner: Tenant, url: string, contentType: string, payload: string) {
   return t.app.inject({

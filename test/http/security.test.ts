@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKey } from '../../src/modules/api-keys/key-format.js';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 // The one security table, run over every authenticated route that the OpenAPI description lists,
 // so that a route added later is covered without touching this file.
@@ -12,11 +12,6 @@ interface RouteCase {
   scope: string;
 }
 
-const SCOPE_BY_OPERATION: Record<string, string> = {
-  GET: 'read',
-  POST: 'certificates:write',
-};
-
 let t: TestApp;
 let owner: Tenant;
 let other: Tenant;
@@ -24,15 +19,14 @@ let routes: RouteCase[];
 
 function scopeFor(method: string, path: string): string {
   if (path.startsWith('/api/v1/templates')) return 'templates:read';
-  return method === 'GET' ? 'certificates:read' : SCOPE_BY_OPERATION.POST!;
+  return method === 'GET' ? 'certificates:read' : 'certificates:write';
 }
 
 // An id of the owner's resource for the route, so that "another account's id" is a real row.
+let ownerCertificateId: string;
 function ownerIdFor(path: string): string {
-  if (path.startsWith('/api/v1/templates/')) return owner.templateId;
-  return ownerResources.certificateId ?? owner.templateId;
+  return path.startsWith('/api/v1/templates/') ? owner.templateId : ownerCertificateId;
 }
-const ownerResources: { certificateId?: string } = {};
 
 function concrete(path: string, id: string) {
   return path.replace('{id}', id);
@@ -44,19 +38,7 @@ before(async () => {
   t = await startTestApp({ RATE_LIMIT_MAX: '100000' });
   owner = await createTenant(t.deps);
   other = await createTenant(t.deps);
-  const certs = (t.deps.services as unknown as { certificates?: { issueOne?: unknown } }).certificates;
-  if (certs) {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/certificates',
-      headers: owner.auth,
-      payload: {
-        templateId: owner.templateId,
-        recipient: { name: 'Ada', email: 'ada@example.com', data: { course: 'X' } },
-      },
-    });
-    ownerResources.certificateId = res.json().data?.id;
-  }
+  ownerCertificateId = (await issueCertificate(t.app, owner)).id;
   const doc = t.app.swagger() as { paths: Record<string, Record<string, { security?: unknown[] }>> };
   routes = [];
   for (const [path, ops] of Object.entries(doc.paths)) {

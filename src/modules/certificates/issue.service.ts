@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
@@ -86,7 +85,12 @@ export function createIssueService(deps: {
     const rendered: Rendered[] = [];
     const failures = new Map<number, Issue[]>();
     let cursor = 0;
-    const renderTemplate = { id: template.id, version: designVersion(template), design: template.design };
+    // updated_at moves with every design change (migration 002): (id, updated_at) is the cache key.
+    const renderTemplate = {
+      id: template.id,
+      version: template.updated_at.toISOString(),
+      design: template.design,
+    };
     while (rendered.length < wanted && cursor < candidates.length) {
       const slice = candidates.slice(cursor, cursor + (wanted - rendered.length));
       cursor += slice.length;
@@ -214,14 +218,6 @@ export function createIssueService(deps: {
       return { created: created.length, failed: inputs.length - created.length, results };
     },
   };
-}
-
-// The renderer caches compiled templates by id and version. The version is a digest of the design
-// itself, so that a design changed in place (by an operator, without touching updated_at) is never
-// rendered from a stale cache entry.
-function designVersion(template: TemplateWithDesign): string {
-  const digest = createHash('sha256').update(JSON.stringify(template.design)).digest('hex');
-  return `${template.updated_at.toISOString()}:${digest}`;
 }
 
 function validationItem(index: number, issues: Issue[]): BatchItem {

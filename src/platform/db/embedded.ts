@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../net.js';
 
 const run = promisify(execFile);
 
@@ -47,17 +48,6 @@ async function runAs(): Promise<{ uid?: number; gid?: number }> {
     await run('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres']);
     return { uid: await id('-u'), gid: await id('-g') };
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function portInUse(port: number): Promise<boolean> {

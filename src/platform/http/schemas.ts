@@ -68,7 +68,6 @@ export const rateHeaders = {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  304: 'Not modified (matching If-None-Match)',
   401: 'Missing (`unauthorized`) or invalid, malformed or revoked key (`invalid_api_key`)',
   402: 'Period quota exhausted (`quota_exceeded`); details carry remaining, limit, resetAt',
   403: 'Account not entitled (`forbidden`) or key lacks the scope (`insufficient_scope`)',
