@@ -26,4 +26,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // Arrows point down: the renderer and the platform never depend on the domain modules.
+  {
+    files: ['src/pdf/**/*.ts', 'src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/modules/**', '**/modules'],
+              message: 'src/pdf and src/platform must not import src/modules (see docs/architecture.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

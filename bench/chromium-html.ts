@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import QRCode from 'qrcode';
-import type { Design } from '../src/modules/templates/design.schema.js';
+import type { Design } from '../src/pdf/design.schema.js';
 import type { RenderValues } from '../src/pdf/pdf-renderer.js';
 
 // The same design as HTML/CSS, for the usual HTML-to-PDF way (headless Chromium page.pdf()).

@@ -9,7 +9,7 @@ import { readDesignFile } from '../src/cli/design-file.js';
 import { DEMO_DESIGN } from '../src/cli/demo.js';
 import { startEmbeddedPostgres } from '../src/platform/db/embedded.js';
 import { createPdfRenderer, type RenderValues } from '../src/pdf/pdf-renderer.js';
-import type { Design } from '../src/modules/templates/design.schema.js';
+import type { Design } from '../src/pdf/design.schema.js';
 import { designToHtml, shellHtml } from './chromium-html.js';
 import { launchBrowser } from '../test/helpers/browser.js';
 import { freePort } from '../src/platform/net.js';

@@ -1,4 +1,4 @@
-import type { Design } from '../modules/templates/design.schema.js';
+import type { Design } from './design.schema.js';
 import { loadFont } from './fonts.js';
 import { imageProblem } from './images.js';
 import { parseText, unrenderableCharacters, unrenderableMessage } from './placeholders.js';

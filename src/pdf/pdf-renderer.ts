@@ -4,7 +4,6 @@ import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
 import type { RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
 
 export type { DataValue, RenderIssue, RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
-export type { Design } from '../modules/templates/design.schema.js';
 export { designIssues, sampleValues } from './design-issues.js';
 
 export interface PdfRenderer {

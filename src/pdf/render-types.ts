@@ -1,4 +1,4 @@
-import type { Design } from '../modules/templates/design.schema.js';
+import type { Design } from './design.schema.js';
 
 export type DataValue = string | number | boolean;
 

@@ -1,4 +1,4 @@
-import type { Design } from '../modules/templates/design.schema.js';
+import type { Design } from './design.schema.js';
 import { loadFont, type FontName } from './fonts.js';
 import { decodeImage } from './images.js';
 import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';

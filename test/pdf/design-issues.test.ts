@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Value } from 'typebox/value';
-import { Design } from '../../src/modules/templates/design.schema.js';
+import { Design } from '../../src/pdf/design.schema.js';
 import { designIssues, sampleValues } from '../../src/pdf/pdf-renderer.js';
 import { compileTemplate } from '../../src/pdf/template-compiler.js';
 import { renderDocument } from '../../src/pdf/document-writer.js';

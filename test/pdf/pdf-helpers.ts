@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Design } from '../../src/modules/templates/design.schema.js';
+import type { Design } from '../../src/pdf/design.schema.js';
 import type { RenderOutcome, RenderValues } from '../../src/pdf/pdf-renderer.js';
 
 export function loadDesign(name: string): Design {

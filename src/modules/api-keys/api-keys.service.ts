@@ -1,20 +1,10 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
+import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as repo from './api-keys.repository.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey, SCOPES, type Scope } from './key-format.js';
-
-export interface Principal {
-  keyId: string;
-  accountId: string;
-  scopes: string[];
-  plan: string;
-  entitled: boolean;
-  partner: boolean;
-  emailDelivery: boolean;
-  monthlyLimit: number | null;
-}
 
 export interface ApiKeyView {
   id: string;

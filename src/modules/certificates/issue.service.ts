@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import type { PdfRenderer, RenderValues } from '../../pdf/pdf-renderer.js';
-import type { Principal } from '../api-keys/api-keys.service.js';
+import type { Principal } from '../../platform/principal.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';

@@ -1,6 +1,6 @@
 import type { Issue } from '../../platform/errors.js';
 import { compileBodyValidator, toIssues, unstorableTextIssues } from '../../platform/http/validation.js';
-import type { TemplateField } from '../templates/design.schema.js';
+import type { TemplateField } from '../../pdf/design.schema.js';
 import { Recipient } from './certificates.schemas.js';
 
 export interface ValidRecipient {

@@ -4,7 +4,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
 import { assertParsedBody } from '../../platform/http/body.js';
 import { compileBodyValidator, toIssues } from '../../platform/http/validation.js';
-import type { Principal } from '../api-keys/api-keys.service.js';
+import type { Principal } from '../../platform/principal.js';
 import { findCertificate } from '../certificates/certificates.repository.js';
 import { SendBody } from './emails.schemas.js';
 import * as repo from './emails.repository.js';

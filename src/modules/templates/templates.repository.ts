@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
-import type { Design, TemplateField } from './design.schema.js';
+import type { Design, TemplateField } from '../../pdf/design.schema.js';
 
 export interface TemplateRow {
   id: string;

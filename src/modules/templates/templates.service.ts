@@ -4,7 +4,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
 import { toIssues, compileBodyValidator } from '../../platform/http/validation.js';
 import { findAccount } from '../accounts/accounts.repository.js';
-import { Design, ImageElement, QrElement, RectElement, TextElement } from './design.schema.js';
+import { Design, ImageElement, QrElement, RectElement, TextElement } from '../../pdf/design.schema.js';
 import * as repo from './templates.repository.js';
 
 export interface TemplateView {

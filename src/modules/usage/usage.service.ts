@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/db.js';
-import type { Principal } from '../api-keys/api-keys.service.js';
+import type { Principal } from '../../platform/principal.js';
 import { isoDate, periodEnd, periodStart } from './period.js';
 import { usedInPeriod } from './usage.repository.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitDecision, RateLimitStore } from '../rate-limit/rate-limit.store.js';
-import type { ApiKeysService, Principal } from '../../modules/api-keys/api-keys.service.js';
+import type { Authenticator, Principal } from '../principal.js';
 import { sendError } from './error-handler.js';
 
 // Who may call a route, and which limiter bucket the call uses (decisions 10 and 13).
@@ -32,7 +32,7 @@ function setRateHeaders(reply: FastifyReply, d: RateLimitDecision) {
 
 export function installAccessControl(
   app: FastifyInstance,
-  deps: { keys: ApiKeysService; store: RateLimitStore; limits: Limits },
+  deps: { keys: Authenticator; store: RateLimitStore; limits: Limits },
 ) {
   const windowMs = deps.limits.windowS * 1000;
 
