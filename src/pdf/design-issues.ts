@@ -1,10 +1,12 @@
 import type { Design } from './design.schema.js';
-import { loadFont } from './fonts.js';
+import { fontChain } from './fonts.js';
 import { imageProblem } from './images.js';
-import { parseText, unrenderableCharacters, unrenderableMessage } from './placeholders.js';
+import { parseText } from './placeholders.js';
 import { num } from './pdf-syntax.js';
 import type { RenderIssue, RenderValues } from './render-types.js';
-import { fittingSize, lineHeight } from './text-layout.js';
+import { elementFonts } from './template-compiler.js';
+import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
+import { fittingSize, lineHeight, shapeLine } from './text-layout.js';
 
 // Static checks of a design, run when a template is created: what can be known before any
 // recipient exists. The design is assumed to be valid against the Design schema already.
@@ -51,7 +53,8 @@ export function designIssues(design: Design): RenderIssue[] {
         within(i, element.x, element.y, element.size, element.size);
         break;
       case 'text': {
-        const font = loadFont(element.font ?? 'sans');
+        const { own, bold } = elementFonts(element.font);
+        const metrics = own[own.length - 1]!.font;
         const size = element.size ?? 14;
         const path = ['elements', i, 'text'];
         const { segments, unknown } = parseText(element.text);
@@ -69,20 +72,21 @@ export function designIssues(design: Design): RenderIssue[] {
           }
         }
         if (/\{\{|\}\}/.test(literal)) issues.push({ path, message: 'has an unclosed {{ or a stray }}' });
-        const bad = unrenderableCharacters(literal, font);
+        const chain = fontChain(own, literal, bold);
+        const bad = unrenderableCharacters(literal, chain);
         if (bad.length > 0) issues.push({ path, message: unrenderableMessage(bad) });
         if (element.minSize !== undefined && element.minSize > size) {
           issues.push({ path: ['elements', i, 'minSize'], message: `is larger than size (${num(size)})` });
         } else if (element.minSize !== undefined && bad.length === 0) {
-          const fits = fittingSize({ font, width: element.width, size }, literal);
-          if (fits < element.minSize) {
+          const line = shapeLine(literal, chain);
+          if (!('uncovered' in line) && fittingSize(line, element.width, size) < element.minSize) {
             issues.push({
               path,
               message: `does not fit its width even at the minimum size ${num(element.minSize)} pt`,
             });
           }
         }
-        within(i, element.x, element.y, element.width, lineHeight(font, size));
+        within(i, element.x, element.y, element.width, lineHeight(metrics, size));
         break;
       }
     }

@@ -14,7 +14,10 @@ const ImageSource = Type.String({
 
 export const FontName = Type.Union(
   [Type.Literal('sans'), Type.Literal('sans-bold'), Type.Literal('serif'), Type.Literal('serif-bold')],
-  { description: 'Bundled DejaVu fonts (Latin, Greek, Cyrillic)' },
+  {
+    description:
+      'Bundled DejaVu font for Latin, Greek, Cyrillic (and more); other scripts fall back to the bundled Noto fonts: Armenian, Georgian, Hebrew, Arabic, Devanagari, Bengali, Tamil, Thai, Chinese, Japanese, Korean',
+  },
 );
 
 export const TextElement = Type.Object(

@@ -1,36 +1,29 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import {
-  formatIssuedAt,
-  refKey,
-  refPath,
-  unrenderableCharacters,
-  unrenderableMessage,
-} from './placeholders.js';
+import { fontChain, type Face } from './fonts.js';
+import { formatIssuedAt, refKey, refPath } from './placeholders.js';
 import type { ValueRef } from './placeholders.js';
 import { hex4, num, pdfDate, PdfWriter } from './pdf-syntax.js';
 import { qrOps } from './qr-code.js';
 import {
   CONTENT_OBJECT,
+  FONTS_OBJECT,
   INFO_OBJECT,
-  type CompiledFont,
+  emptySubset,
+  glyphCid,
   type CompiledTemplate,
+  type DocumentFont,
 } from './template-compiler.js';
-import { layoutText } from './text-layout.js';
+import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
+import { ISOLATE_END, ISOLATE_START } from './text-runs.js';
+import { layoutText, pdfWidth, shapeLine, type GlyphSink } from './text-layout.js';
 import { subsetTrueType } from './truetype-subset.js';
 import type { RenderIssue, RenderValues } from './render-types.js';
 
-// The per-recipient work: check the values, lay out the dynamic texts, subset the fonts to the
-// glyphs used, and write the PDF after the prebuilt prefix.
+// The per-recipient work: check the values, shape and lay out the dynamic texts, subset the fonts
+// to the glyphs used, and write the PDF after the prebuilt prefix.
 
 export type DocumentResult = { ok: true; pdf: Buffer; sha256: string } | { ok: false; issues: RenderIssue[] };
-
-interface DocFont {
-  compiled: CompiledFont;
-  glyphs: number[];
-  index: Map<number, number>;
-  text: string[];
-}
 
 export function renderDocument(template: CompiledTemplate, values: RenderValues): DocumentResult {
   const issues: RenderIssue[] = [];
@@ -39,7 +32,7 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
     if (data[key] === undefined) issues.push({ path: ['data', key], message: 'is required' });
   }
   const resolved = new Map<string, string>(); // by refKey
-  for (const { ref, fonts } of template.refs) {
+  for (const { ref, elements } of template.refs) {
     const value = valueOf(ref, values);
     if (value === undefined) {
       issues.push({
@@ -49,7 +42,9 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
       continue;
     }
     const bad = new Set<string>();
-    for (const font of fonts) for (const b of unrenderableCharacters(value, font)) bad.add(b);
+    for (const { own, bold } of elements) {
+      for (const b of unrenderableCharacters(value, fontChain(own, value, bold))) bad.add(b);
+    }
     if (ref.source === 'verificationUrl' && value.length === 0)
       issues.push({ path: ['verificationUrl'], message: 'is empty' });
     if (bad.size > 0) issues.push({ path: refPath(ref), message: unrenderableMessage([...bad]) });
@@ -57,15 +52,31 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
   }
   if (issues.length > 0) return { ok: false, issues };
 
-  const docFonts = new Map<CompiledFont, DocFont>();
-  for (const compiled of template.fonts) {
-    docFonts.set(compiled, {
-      compiled,
-      glyphs: compiled.staticGlyphs.slice(),
-      index: new Map(compiled.staticIndex),
-      text: compiled.staticText.slice(),
+  const docFonts = new Map<Face, DocumentFont>();
+  for (const f of template.fonts) {
+    docFonts.set(f.face, {
+      ...f,
+      glyphs: f.glyphs.slice(),
+      index: new Map(f.index),
+      text: f.text.slice(),
+      variants: new Map(f.variants),
     });
   }
+  const sink: GlyphSink = (face, gid, text) => {
+    let f = docFonts.get(face);
+    if (!f) {
+      // A font only this document's values need: objects after the template's own.
+      const n = docFonts.size;
+      f = {
+        ...emptySubset(),
+        face,
+        resource: `F${n + 1}`,
+        firstObject: template.objectCount + 5 * (n - template.fonts.length),
+      };
+      docFonts.set(face, f);
+    }
+    return { resource: f.resource, cid: glyphCid(f, gid, text) };
+  };
 
   let content = '';
   for (const part of template.parts) {
@@ -78,28 +89,27 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
         issues.push({ path: ['verificationUrl'], message: 'cannot be encoded as a QR code (too long)' });
       }
     } else {
-      const doc = docFonts.get(part.compiledFont);
-      if (!doc) throw new Error('font not compiled');
       let text = '';
-      for (const segment of part.segments)
-        text += 'ref' in segment ? (resolved.get(refKey(segment.ref)) ?? '') : segment.literal;
-      const layout = layoutText(part.box, text, template.pageHeight, (gid, char) => {
-        let id = doc.index.get(gid);
-        if (id === undefined) {
-          id = doc.glyphs.length;
-          doc.glyphs.push(gid);
-          doc.index.set(gid, id);
-          doc.text.push(char);
-        }
-        return id;
-      });
+      for (const segment of part.segments) {
+        text +=
+          'ref' in segment
+            ? ISOLATE_START + (resolved.get(refKey(segment.ref)) ?? '') + ISOLATE_END
+            : segment.literal;
+      }
+      const line = shapeLine(text, fontChain(part.own, text, part.bold));
+      const culprit = part.segments.find(
+        (s) => 'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data'),
+      );
+      const path = culprit && 'ref' in culprit ? refPath(culprit.ref) : [];
+      if ('uncovered' in line) {
+        issues.push({ path, message: unrenderableMessage(line.uncovered) });
+        continue;
+      }
+      const layout = layoutText(part.box, line, template.pageHeight, sink);
       if ('ops' in layout) content += layout.ops;
       else {
-        const culprit = part.segments.find(
-          (s) => 'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data'),
-        );
         issues.push({
-          path: culprit && 'ref' in culprit ? refPath(culprit.ref) : [],
+          path,
           message: `is too long to fit its box in design element ${part.elementIndex} at the minimum size ${num(part.box.minSize ?? 0)} pt`,
         });
       }
@@ -114,6 +124,9 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
     INFO_OBJECT,
     `<< /Title ${template.title} /Producer (certsvc) /CreationDate ${pdfDate(values.issuedAt)} >>`,
   );
+  let resources = '';
+  for (const f of docFonts.values()) resources += `/${f.resource} ${f.firstObject} 0 R `;
+  writer.object(FONTS_OBJECT, `<< ${resources}>>`);
   for (const doc of docFonts.values()) writeFont(writer, doc);
   const pdf = writer.finish(1, INFO_OBJECT);
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };
@@ -137,13 +150,13 @@ function valueOf(ref: ValueRef, values: RenderValues): string | undefined {
   }
 }
 
-function writeFont(writer: PdfWriter, doc: DocFont): void {
-  const { font, firstObject: id, name } = doc.compiled;
-  const fontFile = subsetTrueType(font, { glyphs: doc.glyphs, index: doc.index }); // may append components
+function writeFont(writer: PdfWriter, doc: DocumentFont): void {
+  const { firstObject: id, face } = doc;
+  const { font } = face;
+  const fontFile = subsetTrueType(font, doc); // may append components
   const scale = 1000 / font.unitsPerEm;
   const baseFont = `/${subsetTag(doc.glyphs)}+${font.postScriptName}`;
-  const widths = doc.glyphs.map((gid) => Math.round(font.advance(gid) * scale)).join(' ');
-  const serif = name.startsWith('serif');
+  const widths = doc.glyphs.map((gid) => pdfWidth(font, gid)).join(' ');
   writer.object(
     id,
     `<< /Type /Font /Subtype /Type0 /BaseFont ${baseFont} /Encoding /Identity-H ` +
@@ -158,10 +171,10 @@ function writeFont(writer: PdfWriter, doc: DocFont): void {
   const [x0, y0, x1, y1] = font.bbox.map((v) => Math.round(v * scale));
   writer.object(
     id + 2,
-    `<< /Type /FontDescriptor /FontName ${baseFont} /Flags ${serif ? 6 : 4} /FontBBox [${x0} ${y0} ${x1} ${y1}] ` +
+    `<< /Type /FontDescriptor /FontName ${baseFont} /Flags ${face.serif ? 6 : 4} /FontBBox [${x0} ${y0} ${x1} ${y1}] ` +
       `/ItalicAngle ${num(font.italicAngle)} /Ascent ${Math.round(font.ascender * scale)} ` +
       `/Descent ${Math.round(font.descender * scale)} /CapHeight ${Math.round(font.capHeight * scale)} ` +
-      `/StemV ${name.endsWith('bold') ? 120 : 80} /FontFile2 ${id + 3} 0 R >>`,
+      `/StemV ${face.bold ? 120 : 80} /FontFile2 ${id + 3} 0 R >>`,
   );
   writer.stream(id + 3, `/Filter /FlateDecode /Length1 ${fontFile.length}`, deflateSync(fontFile));
   writer.stream(id + 4, '/Filter /FlateDecode', deflateSync(Buffer.from(toUnicodeCMap(doc.text), 'latin1')));

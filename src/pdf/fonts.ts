@@ -1,32 +1,88 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import * as hb from 'harfbuzzjs';
+import { bundledFace, bundledFacePath, designFaces, fallbackFaceIds, type FontName } from './font-catalog.js';
 import { parseTrueType, type TrueTypeFont } from './truetype-font.js';
 
-export type FontName = 'sans' | 'sans-bold' | 'serif' | 'serif-bold';
+export { fontNames, type FontName } from './font-catalog.js';
 
-export const fontNames: readonly FontName[] = ['sans', 'sans-bold', 'serif', 'serif-bold'];
+// Font files are read once per process into SharedArrayBuffers: the main thread loads the ones a
+// batch needs and hands them to the worker threads with the task (sharing, not copying, the bytes),
+// and each thread parses a face once, when it first draws with it.
 
-const files: Record<FontName, string> = {
-  sans: 'DejaVuSans.ttf',
-  'sans-bold': 'DejaVuSans-Bold.ttf',
-  serif: 'DejaVuSerif.ttf',
-  'serif-bold': 'DejaVuSerif-Bold.ttf',
-};
-
-// Parsed fonts are immutable, so one copy per thread is shared by every template.
-const loaded = new Map<FontName, TrueTypeFont>();
-
-function fontDirectory(): string {
-  const packageJson = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json');
-  return join(dirname(packageJson), 'ttf');
+/** A font ready to draw with: parsed tables, and a HarfBuzz font when it is shaped. */
+export interface Face {
+  /** `dejavu-sans`, `noto-arabic-700`, or `custom-<n>-<hash>` for a design's own font. */
+  id: string;
+  font: TrueTypeFont;
+  /** Undefined for fonts drawn by their cmap alone (CJK). */
+  hb: hb.Font | undefined;
+  /** For the PDF font descriptor (Serif flag, stem width). */
+  serif: boolean;
+  bold: boolean;
 }
 
-export function loadFont(name: FontName): TrueTypeFont {
-  let font = loaded.get(name);
-  if (!font) {
-    font = parseTrueType(readFileSync(join(fontDirectory(), files[name])));
-    loaded.set(name, font);
+const bytes = new Map<string, SharedArrayBuffer>();
+const faces = new Map<string, Face>();
+
+function loadBytes(id: string): SharedArrayBuffer {
+  let shared = bytes.get(id);
+  if (!shared) {
+    const data = readFileSync(bundledFacePath(bundledFace(id)));
+    shared = new SharedArrayBuffer(data.length);
+    new Uint8Array(shared).set(data);
+    bytes.set(id, shared);
   }
-  return font;
+  return shared;
+}
+
+/** Main thread: the bytes of these bundled faces, loaded once, to send to the workers. */
+export function sharedFontBytes(ids: Iterable<string>): Record<string, SharedArrayBuffer> {
+  const out: Record<string, SharedArrayBuffer> = {};
+  for (const id of ids) out[id] = loadBytes(id);
+  return out;
+}
+
+/** Worker thread: keeps the bytes the main thread sent, so no thread reads its own copy. */
+export function adoptFontBytes(record: Record<string, SharedArrayBuffer>): void {
+  for (const [id, shared] of Object.entries(record)) if (!bytes.has(id)) bytes.set(id, shared);
+}
+
+export function makeFace(
+  id: string,
+  data: Uint8Array,
+  opts: { shape: boolean; serif: boolean; bold: boolean },
+): Face {
+  const font = parseTrueType(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  // HarfBuzz copies the bytes into its own heap; it needs a plain (not shared) buffer.
+  const hbFont = opts.shape ? new hb.Font(new hb.Face(new hb.Blob(data.slice()))) : undefined;
+  return { id, font, hb: hbFont, serif: opts.serif, bold: opts.bold };
+}
+
+export function bundledFont(id: string): Face {
+  let face = faces.get(id);
+  if (!face) {
+    const meta = bundledFace(id);
+    face = makeFace(id, new Uint8Array(loadBytes(id)), {
+      shape: meta.shape,
+      serif: id.startsWith('dejavu-serif'),
+      bold: id.endsWith('bold') || id.endsWith('700'),
+    });
+    faces.set(id, face);
+  }
+  return face;
+}
+
+/** The design font a text element names (bundled DejaVu). */
+export function designFont(name: FontName): Face {
+  return bundledFont(designFaces[name].id);
+}
+
+/**
+ * The fonts that draw `text`, in the order they are tried: the element's own fonts (a design's
+ * custom font, then the DejaVu style), then the Noto fallbacks the text's scripts call for.
+ */
+export function fontChain(own: Face[], text: string, bold: boolean): Face[] {
+  const ids = fallbackFaceIds(text, bold);
+  if (ids.length === 0) return own;
+  return [...own, ...ids.map(bundledFont)];
 }

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { designFaces, fallbackFaceIds } from './font-catalog.js';
+import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
 import type { RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
 
@@ -24,18 +26,24 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
+    // The design fonts, shared from the start: the workers warm up with them.
+    workerData: { fonts: sharedFontBytes(Object.values(designFaces).map((f) => f.id)) },
   });
   let closed = false;
   // One SharedArrayBuffer per template version (a few recent ones), handed to every task.
-  const designs = new Map<string, RenderTask['template']>();
-  function sharedTemplate(template: RenderTemplate): RenderTask['template'] {
+  const designs = new Map<string, RenderTask['template'] & { texts: string; weights: boolean[] }>();
+  function sharedTemplate(template: RenderTemplate) {
     const key = `${template.id}\u0000${template.version}`;
     let shared = designs.get(key);
     if (!shared) {
       const bytes = new TextEncoder().encode(JSON.stringify(template.design));
       const design = new SharedArrayBuffer(bytes.length);
       new Uint8Array(design).set(bytes);
-      shared = { id: template.id, version: template.version, design };
+      const texts = template.design.elements.flatMap((e) => (e.type === 'text' ? [e.text] : []));
+      const weights = [
+        ...new Set(template.design.elements.flatMap((e) => (e.type === 'text' ? [isBold(e.font)] : []))),
+      ];
+      shared = { id: template.id, version: template.version, design, texts: texts.join('\n'), weights };
       if (designs.size >= 16) designs.delete(designs.keys().next().value ?? '');
       designs.set(key, shared);
     }
@@ -47,10 +55,17 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
       if (closed) throw new Error('PDF renderer is closed');
       if (items.length === 0) return [];
       const shared = sharedTemplate(template);
+      const fonts = sharedFontBytes(fallbacksFor(shared, items));
       const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
       const chunks: Promise<WorkerOutcome[]>[] = [];
       for (let start = 0; start < items.length; start += chunkSize) {
-        chunks.push(pool.run({ template: shared, items: items.slice(start, start + chunkSize) }));
+        chunks.push(
+          pool.run({
+            template: { id: shared.id, version: shared.version, design: shared.design },
+            fonts,
+            items: items.slice(start, start + chunkSize),
+          }),
+        );
       }
       const outcomes: RenderOutcome[] = [];
       for (const chunk of await Promise.all(chunks)) {
@@ -74,4 +89,17 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
       await pool.destroy();
     },
   };
+}
+
+const isBold = (font: string | undefined): boolean => font?.endsWith('bold') ?? false;
+
+// The fallback fonts the design's texts and the batch's values call for (see font-catalog.ts):
+// loaded here once per process and shared with the workers, which never read font files themselves.
+function fallbacksFor(template: { texts: string; weights: boolean[] }, items: RenderValues[]): string[] {
+  let text = template.texts;
+  for (const item of items) {
+    text += `\n${String(item.recipientName)}`;
+    for (const value of Object.values(item.data ?? {})) text += `\n${String(value)}`;
+  }
+  return template.weights.flatMap((bold) => fallbackFaceIds(text, bold));
 }

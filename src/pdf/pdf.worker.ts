@@ -1,6 +1,7 @@
 import { renderDocument } from './document-writer.js';
 import type { RenderIssue, RenderTemplate, RenderValues } from './render-types.js';
-import { fontNames } from './fonts.js';
+import { workerData } from 'node:worker_threads';
+import { adoptFontBytes, fontNames } from './fonts.js';
 import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
 
 // Runs in the piscina worker threads. Compiled templates are cached per thread, keyed by id and
@@ -9,8 +10,10 @@ import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
 // The design travels as UTF-8 JSON in a SharedArrayBuffer made once per template version by the
 // main thread: a task copies no design (images can be megabytes), and a thread decodes it only when
 // the template is not in its cache yet.
+// Font files travel the same way (see fonts.ts): the ones the batch's texts call for.
 export interface RenderTask {
   template: { id: string; version: string; design: SharedArrayBuffer };
+  fonts: Record<string, SharedArrayBuffer>;
   items: RenderValues[];
 }
 
@@ -37,6 +40,7 @@ function compiledFor(template: RenderTask['template']): CompiledTemplate {
 }
 
 export default function renderTask(task: RenderTask): WorkerOutcome[] {
+  adoptFontBytes(task.fonts);
   const compiled = compiledFor(task.template);
   return task.items.map((item) => {
     const result = renderDocument(compiled, item);
@@ -49,6 +53,7 @@ export default function renderTask(task: RenderTask): WorkerOutcome[] {
 // When the thread starts (piscina loads this module eagerly), parse the fonts and run the render path
 // a few times, so that the first real request does not pay for font loading and cold code.
 function warmUp(): void {
+  adoptFontBytes((workerData as { fonts: Record<string, SharedArrayBuffer> }).fonts);
   const design: RenderTemplate['design'] = {
     name: 'warm-up',
     fields: [{ key: 'k', label: 'K', required: false }],

@@ -1,5 +1,3 @@
-import type { TrueTypeFont } from './truetype-font.js';
-
 // Placeholders in design texts: {{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}},
 // {{certificate.uniqueCode}}, {{certificate.verificationUrl}}; whitespace inside the braces is allowed.
 
@@ -80,26 +78,4 @@ export function formatIssuedAt(iso: string): string | undefined {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return undefined;
   return `${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
-}
-
-// Control, format (bidi overrides, zero-width joiners), surrogate, private-use, unassigned and
-// line/paragraph separator characters: never drawn, even where a font happens to map them.
-const invisible = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
-
-/** Characters of `text` that the font cannot draw, described for an issue message. */
-export function unrenderableCharacters(text: string, font: TrueTypeFont): string[] {
-  const bad: string[] = [];
-  for (const char of text) {
-    const cp = char.codePointAt(0) ?? 0;
-    if (font.glyphId(cp) !== 0 && !invisible.test(char)) continue;
-    const code = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
-    const shown = invisible.test(char) ? code : `"${char}" (${code})`;
-    if (!bad.includes(shown)) bad.push(shown);
-  }
-  return bad;
-}
-
-export function unrenderableMessage(bad: string[]): string {
-  const listed = bad.slice(0, 5).join(', ');
-  return `contains characters that cannot be rendered: ${listed}${bad.length > 5 ? ', ...' : ''}`;
 }

@@ -1,31 +1,41 @@
 import type { Design } from './design.schema.js';
-import { loadFont, type FontName } from './fonts.js';
+import { designFont, fontChain, type Face, type FontName } from './fonts.js';
 import { decodeImage } from './images.js';
 import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
-import { layoutText, type TextBox } from './text-layout.js';
-import type { TrueTypeFont } from './truetype-font.js';
+import { layoutText, shapeLine, type TextBox } from './text-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
 // and template version: fonts, images serialised as PDF objects, static content, static glyphs.
 
-export interface CompiledFont {
-  name: FontName;
-  font: TrueTypeFont;
-  resource: string;
-  firstObject: number; // Type0, CIDFont, FontDescriptor, FontFile2, ToUnicode
-  /** Glyphs of the static texts, in subset order (index 0 = .notdef). */
-  staticGlyphs: number[];
-  staticIndex: Map<number, number>;
-  staticText: string[]; // unicode text of each subset glyph (ToUnicode)
+/** A font's subset in one document: glyphs in subset order (index = CID, 0 = .notdef). */
+export interface SubsetState {
+  glyphs: number[];
+  /** Original glyph id -> the CID drawn with its own text (and used for composite components). */
+  index: Map<number, number>;
+  /** Unicode text of each CID (ToUnicode); '' for glyphs that are part of another's cluster. */
+  text: string[];
+  /** `gid:text` -> CID, for a glyph drawn with another text than its first (e.g. in a ligature). */
+  variants: Map<string, number>;
 }
 
-export interface DynamicText {
+export interface DocumentFont extends SubsetState {
+  face: Face;
+  resource: string;
+  firstObject: number; // Type0, CIDFont, FontDescriptor, FontFile2, ToUnicode
+}
+
+/** The fonts a text element draws with first, before the fallbacks its text calls for. */
+export interface ElementFonts {
+  own: Face[];
+  bold: boolean;
+}
+
+export interface DynamicText extends ElementFonts {
   kind: 'text';
   elementIndex: number;
   segments: Segment[];
   box: TextBox;
-  compiledFont: CompiledFont;
 }
 
 export interface DynamicQr {
@@ -42,9 +52,10 @@ export type ContentPart = string | DynamicText | DynamicQr;
 export interface CompiledTemplate {
   pageHeight: number;
   parts: ContentPart[];
-  fonts: CompiledFont[];
-  /** Values drawn, each with the fonts that draw it: their characters are checked per recipient. */
-  refs: { ref: ValueRef; fonts: TrueTypeFont[] }[];
+  /** Fonts of the static texts, with their glyphs; a document adds fonts after them. */
+  fonts: DocumentFont[];
+  /** Values drawn, each with the elements' fonts: their characters are checked per recipient. */
+  refs: { ref: ValueRef; elements: ElementFonts[] }[];
   requiredKeys: string[];
   /** Header, catalog, pages, page and image objects. */
   prefix: { bytes: Buffer; offsets: Map<number, number> };
@@ -52,12 +63,19 @@ export interface CompiledTemplate {
   objectCount: number;
 }
 
+/** The fonts a text element of the design starts its chain with. */
+export function elementFonts(font: FontName | undefined): ElementFonts {
+  const name = font ?? 'sans';
+  return { own: [designFont(name)], bold: name.endsWith('bold') };
+}
+
 const CATALOG = 1;
 const PAGES = 2;
 const PAGE = 3;
 export const CONTENT_OBJECT = 4;
 export const INFO_OBJECT = 5;
-const FIRST_IMAGE = 6;
+export const FONTS_OBJECT = 6; // the page's font resources: each document has its own fonts
+const FIRST_IMAGE = 7;
 
 export function compileTemplate(design: Design): CompiledTemplate {
   const { width: pageWidth, height: pageHeight } = design.page;
@@ -79,22 +97,14 @@ export function compileTemplate(design: Design): CompiledTemplate {
     return name;
   };
 
-  const fonts = new Map<FontName, CompiledFont>();
-  const fontFor = (name: FontName): CompiledFont => {
-    let compiled = fonts.get(name);
-    if (!compiled) {
-      compiled = {
-        name,
-        font: loadFont(name),
-        resource: `F${fonts.size + 1}`,
-        firstObject: 0,
-        staticGlyphs: [0],
-        staticIndex: new Map([[0, 0]]),
-        staticText: [''],
-      };
-      fonts.set(name, compiled);
+  const fonts = new Map<Face, DocumentFont>();
+  const staticSink = (face: Face, gid: number, text: string) => {
+    let f = fonts.get(face);
+    if (!f) {
+      f = { ...emptySubset(), face, resource: `F${fonts.size + 1}`, firstObject: 0 };
+      fonts.set(face, f);
     }
-    return compiled;
+    return { resource: f.resource, cid: glyphCid(f, gid, text) };
   };
 
   const parts: ContentPart[] = [];
@@ -103,7 +113,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     if (pending) parts.push(pending);
     pending = '';
   };
-  const refs = new Map<string, { ref: ValueRef; fonts: TrueTypeFont[] }>();
+  const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
 
   if (design.background?.color) {
     pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
@@ -141,10 +151,10 @@ export function compileTemplate(design: Design): CompiledTemplate {
           background: element.background ?? '#FFFFFF',
         });
         if (!refs.has('verificationUrl'))
-          refs.set('verificationUrl', { ref: { source: 'verificationUrl' }, fonts: [] });
+          refs.set('verificationUrl', { ref: { source: 'verificationUrl' }, elements: [] });
         break;
       case 'text': {
-        const compiledFont = fontFor(element.font ?? 'sans');
+        const fontsOf = elementFonts(element.font);
         const box: TextBox = {
           x: element.x,
           y: element.y,
@@ -153,34 +163,28 @@ export function compileTemplate(design: Design): CompiledTemplate {
           minSize: element.minSize,
           align: element.align ?? 'left',
           color: element.color ?? '#000000',
-          font: compiledFont.font,
-          resource: compiledFont.resource,
+          metrics: fontsOf.own[fontsOf.own.length - 1]!.font,
         };
         const { segments, unknown } = parseText(element.text);
         if (unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
         const dynamic = segments.some((s) => 'ref' in s);
         if (!dynamic) {
           // Static glyphs get fixed subset ids, so this text is serialised once for all documents.
-          const layout = layoutText(box, element.text, pageHeight, (gid, char) =>
-            staticGlyph(compiledFont, gid, char),
-          );
+          const line = shapeLine(element.text, fontChain(fontsOf.own, element.text, fontsOf.bold));
+          if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
+          const layout = layoutText(box, line, pageHeight, staticSink);
           pending += 'ops' in layout ? layout.ops : '';
           break;
         }
         for (const segment of segments) {
-          if (!('ref' in segment)) {
-            for (const char of segment.literal) {
-              staticGlyph(compiledFont, compiledFont.font.glyphId(char.codePointAt(0) ?? 0), char);
-            }
-            continue;
-          }
+          if (!('ref' in segment)) continue;
           const key = refKey(segment.ref);
-          const entry = refs.get(key) ?? { ref: segment.ref, fonts: [] };
-          if (!entry.fonts.includes(compiledFont.font)) entry.fonts.push(compiledFont.font);
+          const entry = refs.get(key) ?? { ref: segment.ref, elements: [] };
+          entry.elements.push(fontsOf);
           refs.set(key, entry);
         }
         flush();
-        parts.push({ kind: 'text', elementIndex, segments, box, compiledFont });
+        parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf });
         break;
       }
     }
@@ -192,14 +196,13 @@ export function compileTemplate(design: Design): CompiledTemplate {
     f.firstObject = nextObject;
     nextObject += 5;
   }
-  const fontResources = compiledFonts.map((f) => `/${f.resource} ${f.firstObject} 0 R`).join(' ');
   const imageResources = [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`);
   writer.object(CATALOG, `<< /Type /Catalog /Pages ${PAGES} 0 R >>`);
   writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
   writer.object(
     PAGE,
     `<< /Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-      `/Resources << /Font << ${fontResources} >> /XObject << ${imageResources.join(' ')} >> >> ` +
+      `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >> ` +
       `/Contents ${CONTENT_OBJECT} 0 R >>`,
   );
 
@@ -215,13 +218,22 @@ export function compileTemplate(design: Design): CompiledTemplate {
   };
 }
 
-function staticGlyph(f: CompiledFont, gid: number, char: string): number {
-  let id = f.staticIndex.get(gid);
-  if (id === undefined) {
-    id = f.staticGlyphs.length;
-    f.staticGlyphs.push(gid);
-    f.staticIndex.set(gid, id);
-    f.staticText.push(char);
+export function emptySubset(): SubsetState {
+  return { glyphs: [0], index: new Map([[0, 0]]), text: [''], variants: new Map() };
+}
+
+/** The CID of a glyph drawn as `text` in this subset, added when new. */
+export function glyphCid(f: SubsetState, gid: number, text: string): number {
+  const id = f.index.get(gid);
+  if (id !== undefined && f.text[id] === text) return id;
+  if (id !== undefined) {
+    const variant = f.variants.get(`${gid}:${text}`);
+    if (variant !== undefined) return variant;
   }
-  return id;
+  const cid = f.glyphs.length;
+  f.glyphs.push(gid);
+  f.text.push(text);
+  if (id === undefined) f.index.set(gid, cid);
+  else f.variants.set(`${gid}:${text}`, cid);
+  return cid;
 }

@@ -1,11 +1,15 @@
+import type { Face } from './fonts.js';
 import { hex4, num, rgb } from './pdf-syntax.js';
+import { shapeRun, type ShapedGlyph } from './shaping.js';
+import { ISOLATE_END, ISOLATE_START, itemize, type TextRun } from './text-runs.js';
 import type { TrueTypeFont } from './truetype-font.js';
 
-// One line of text in a box: measured with the font's advance widths (no kerning, as PDF viewers and
-// pdftotext measure it), shrunk to fit the box width, aligned, and turned into content-stream operators.
+// Third and fourth stages: one line of text in a box, measured on the shaped advances, shrunk to
+// fit the box width, aligned (left, center and right mean the box's edges whatever the direction),
+// and turned into content-stream operators that place every glyph where HarfBuzz put it.
 
-/** Gives the id of an original glyph inside the document's font subset. */
-export type GlyphSink = (glyphId: number, char: string) => number;
+/** Where a glyph goes in the document's subset of a font, with the text it stands for. */
+export type GlyphSink = (face: Face, glyphId: number, text: string) => { resource: string; cid: number };
 
 export interface TextBox {
   x: number;
@@ -15,54 +19,187 @@ export interface TextBox {
   minSize?: number | undefined;
   align: 'left' | 'center' | 'right';
   color: string;
-  font: TrueTypeFont;
-  resource: string; // font resource name, e.g. F1
+  /** The element's design font: its ascent and descent make the line box. */
+  metrics: TrueTypeFont;
+}
+
+export interface ShapedRun {
+  run: TextRun;
+  glyphs: ShapedGlyph[];
+}
+
+export interface ShapedLine {
+  runs: ShapedRun[];
+  /** Width at size 1, in points. */
+  em: number;
+  /** What the runs index: the text with isolates around values. */
+  source: string;
+  /** The characters of the line in logical order (what a reader copies). */
+  text: string;
 }
 
 export type TextLayout = { ops: string } | { tooLong: true; fittingSize: number };
 
-/** Width of `text` in font units. */
-export function advanceWidth(font: TrueTypeFont, text: string): number {
-  let width = 0;
-  for (const char of text) width += font.advance(font.glyphId(char.codePointAt(0) ?? 0));
-  return width;
+export function shapeLine(text: string, chain: readonly Face[]): ShapedLine | { uncovered: string[] } {
+  const itemized = itemize(text, chain);
+  if ('uncovered' in itemized) return itemized;
+  let em = 0;
+  const runs = itemized.runs.map((run) => {
+    const glyphs = shapeRun(text, run);
+    let units = 0;
+    for (const g of glyphs) units += g.advance;
+    em += units / run.face.font.unitsPerEm;
+    return { run, glyphs };
+  });
+  return { runs, em, source: text, text: text.replaceAll(ISOLATE_START, '').replaceAll(ISOLATE_END, '') };
 }
 
-/** Largest size (2 decimals) at which `text` fits the box, capped by the box's own size. */
-export function fittingSize(box: Pick<TextBox, 'font' | 'width' | 'size'>, text: string): number {
-  const units = advanceWidth(box.font, text);
-  const natural = (units * box.size) / box.font.unitsPerEm;
-  if (natural <= box.width) return box.size;
-  return Math.floor(((box.size * box.width) / natural) * 100) / 100;
+/** Largest size (2 decimals) at which the line fits the width, capped by `size`. */
+export function fittingSize(line: ShapedLine, width: number, size: number): number {
+  if (line.em * size <= width) return size;
+  return Math.floor((width / line.em) * 100) / 100;
 }
 
-export function layoutText(box: TextBox, text: string, pageHeight: number, glyph: GlyphSink): TextLayout {
-  if (text.length === 0) return { ops: '' };
-  const { font } = box;
-  let units = 0;
-  let hex = '';
-  for (const char of text) {
-    const gid = font.glyphId(char.codePointAt(0) ?? 0);
-    units += font.advance(gid);
-    hex += hex4(glyph(gid, char));
-  }
-  let size = box.size;
-  if ((units * size) / font.unitsPerEm > box.width) {
-    size = Math.floor(((box.width * font.unitsPerEm) / units) * 100) / 100;
-    if (size <= 0 || (box.minSize !== undefined && size < box.minSize))
-      return { tooLong: true, fittingSize: size };
-  }
-  const textWidth = (units * size) / font.unitsPerEm;
-  const x =
+/** A glyph's width as written in the font's /W array (whole thousandths of an em). */
+export function pdfWidth(font: TrueTypeFont, gid: number): number {
+  return Math.round((font.advance(gid) * 1000) / font.unitsPerEm);
+}
+
+export function layoutText(box: TextBox, line: ShapedLine, pageHeight: number, sink: GlyphSink): TextLayout {
+  if (line.runs.length === 0) return { ops: '' };
+  const size = fittingSize(line, box.width, box.size);
+  if (size < box.size && (size <= 0 || (box.minSize !== undefined && size < box.minSize)))
+    return { tooLong: true, fittingSize: size };
+  const textWidth = line.em * size;
+  let x =
     box.align === 'center'
       ? box.x + (box.width - textWidth) / 2
       : box.align === 'right'
         ? box.x + box.width - textWidth
         : box.x;
-  const baseline = baselineFromTop(box, size);
-  return {
-    ops: `BT /${box.resource} ${num(size)} Tf ${rgb(box.color)} rg 1 0 0 1 ${num(x)} ${num(pageHeight - baseline)} Tm <${hex}> Tj ET\n`,
-  };
+  const y = num(pageHeight - baselineFromTop(box, size));
+  let ops = `BT ${rgb(box.color)} rg\n`;
+  let resource = '';
+  for (const { run, glyphs } of line.runs) {
+    const { font } = run.face;
+    const perUnit = 1000 / font.unitsPerEm;
+    const piece = line.source.slice(run.start, run.end);
+    const texts = glyphTexts(glyphs, piece, run.rtl);
+    const show = new ShowOps();
+    let pen = 0; // thousandths of an em: where the PDF's text position is
+    let target = 0; // where HarfBuzz's pen is
+    for (const [i, g] of glyphs.entries()) {
+      const text = texts[i]!;
+      const placed = sink(run.face, g.gid, text);
+      if (placed.resource !== resource) {
+        resource = placed.resource;
+        show.operator(`/${resource} ${num(size)} Tf`);
+      }
+      // Rounded widths drift by less than half a thousandth of an em per glyph: corrected as soon
+      // as the drift reaches that much, so that unkerned text needs no adjustments at all.
+      const shift = target + g.dx * perUnit - pen;
+      if (Math.abs(shift) >= 0.5) {
+        show.adjust(-shift);
+        pen += shift;
+      }
+      if (g.dy !== 0) {
+        // A raised or lowered mark: text rise around its own show operation.
+        show.operator(`${num((g.dy / font.unitsPerEm) * size)} Ts`);
+        show.glyph(placed.cid);
+        show.operator('0 Ts');
+      } else show.glyph(placed.cid);
+      pen += pdfWidth(font, g.gid);
+      target += g.advance * perUnit;
+    }
+    ops += `1 0 0 1 ${num(x)} ${y} Tm ${show.finish()}\n`;
+    x += (target / 1000) * size;
+  }
+  ops += 'ET\n';
+  return { ops };
+}
+
+// Collects glyphs and position adjustments into Tj/TJ operators (Tj when nothing is adjusted).
+class ShowOps {
+  private out = '';
+  private items = '';
+  private hex = '';
+  private adjusted = false;
+
+  glyph(cid: number): void {
+    this.hex += hex4(cid);
+  }
+
+  adjust(thousandths: number): void {
+    this.closeHex();
+    this.items += ` ${num(thousandths)}`;
+    this.adjusted = true;
+  }
+
+  operator(op: string): void {
+    this.flush();
+    this.out += `${op} `;
+  }
+
+  finish(): string {
+    this.flush();
+    return this.out.trimEnd();
+  }
+
+  private closeHex(): void {
+    if (this.hex) this.items += ` <${this.hex}>`;
+    this.hex = '';
+  }
+
+  private flush(): void {
+    this.closeHex();
+    const items = this.items.trim();
+    if (items) this.out += this.adjusted ? `[${items}] TJ ` : `${items} Tj `;
+    this.items = '';
+    this.adjusted = false;
+  }
+}
+
+// The text each glyph stands for (ToUnicode). Reading a PDF, tools take the glyphs in visual order
+// (reversing right-to-left lines), so a cluster's characters are handed out to its glyphs in that
+// order, one each, the last glyph taking what is left: "कि", drawn as [ि][क], reads back as "कि".
+// Glyphs beyond the characters, and marks without advance, stand for nothing.
+function glyphTexts(glyphs: ShapedGlyph[], piece: string, rtl: boolean): string[] {
+  const isolated = piece.includes(ISOLATE_START) || piece.includes(ISOLATE_END);
+  const clean = (t: string): string => (isolated ? t.replace(/[\u2068\u2069]/g, '') : t);
+  if (!rtl && glyphs.every((g, i) => i === 0 || g.cluster > glyphs[i - 1]!.cluster)) {
+    // One glyph per cluster, in order: the common case.
+    return glyphs.map((g, i) => clean(piece.slice(g.cluster, glyphs[i + 1]?.cluster ?? piece.length)));
+  }
+  const ends = clusterEnds(glyphs, piece.length);
+  const textOf = (cluster: number): string => clean(piece.slice(cluster, ends.get(cluster)));
+  const members = new Map<number, number[]>();
+  const order = rtl ? [...glyphs.keys()].reverse() : [...glyphs.keys()];
+  for (const i of order) {
+    const c = glyphs[i]!.cluster;
+    const list = members.get(c);
+    if (list) list.push(i);
+    else members.set(c, [i]);
+  }
+  const texts = new Array<string>(glyphs.length).fill('');
+  for (const [cluster, all] of members) {
+    const chars = [...textOf(cluster)];
+    // Marks drawn over another glyph (no advance) would read as stray letters: spacing glyphs first.
+    const spacing = all.filter((g) => glyphs[g]!.advance > 0);
+    const list = spacing.length > 0 ? spacing : all;
+    list.forEach((g, k) => {
+      if (k < chars.length) texts[g] = k === list.length - 1 ? chars.slice(k).join('') : chars[k]!;
+    });
+  }
+  return texts;
+}
+
+// Where each cluster's text ends: at the next cluster start (clusters come in any order when
+// the run is right to left or reordered).
+function clusterEnds(glyphs: ShapedGlyph[], length: number): Map<number, number> {
+  const starts = [...new Set(glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
+  const ends = new Map<number, number>();
+  starts.forEach((s, i) => ends.set(s, starts[i + 1] ?? length));
+  return ends;
 }
 
 /** Height of the line box of a text element at its nominal size. */
@@ -73,7 +210,7 @@ export function lineHeight(font: TrueTypeFont, size: number): number {
 // The baseline sits one ascent below the top at the nominal size; a shrunk text keeps the vertical
 // centre of the nominal line box, so a long name does not drift upwards.
 function baselineFromTop(box: TextBox, size: number): number {
-  const { font } = box;
+  const font = box.metrics;
   const centre = box.y + lineHeight(font, box.size) / 2;
   return centre + ((font.ascender + font.descender) * size) / (2 * font.unitsPerEm);
 }

@@ -63,10 +63,10 @@ describe('designIssues', () => {
     assert.match(issues[2]?.message ?? '', /unknown placeholder \{\{certificate\.code\}\}/);
   });
 
-  it('finds static text the font cannot draw, and a stray brace', () => {
+  it('finds static text no font can draw (emoji), and a stray brace', () => {
     const issues = designIssues(
       minimal([
-        { type: 'text', text: '修了証書', x: 10, y: 10, width: 200 },
+        { type: 'text', text: 'Well done 🎓', x: 10, y: 10, width: 200 },
         { type: 'text', text: 'Hello {{recipient.name}', x: 10, y: 40, width: 200 },
       ]),
     );

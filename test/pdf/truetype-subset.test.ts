@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
-import { loadFont } from '../../src/pdf/fonts.js';
+import { designFont } from '../../src/pdf/fonts.js';
 import { subsetTrueType } from '../../src/pdf/truetype-subset.js';
 
 // The subsetter is checked against an independent parser (fontkit): every glyph of the subset must
@@ -16,7 +16,7 @@ describe('TrueType subsetting', () => {
   const files = { sans: 'DejaVuSans.ttf', 'serif-bold': 'DejaVuSerif-Bold.ttf' } as const;
   for (const name of ['sans', 'serif-bold'] as const) {
     it(`keeps outlines and advances of the chosen ${name} glyphs, components included`, () => {
-      const font = loadFont(name);
+      const font = designFont(name).font;
       const chars = [...'Zoë Ångström-Łukasiewicz ΑΩω Жж'];
       const glyphs = [0];
       const index = new Map([[0, 0]]);
