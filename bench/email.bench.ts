@@ -100,7 +100,7 @@ async function main() {
     console.log(`issued ${SENDS} certificates (2 batches of ${BATCH}) in ${ms(start)} ms`);
 
     start = performance.now();
-    for (const id of ids) await s.emails.send(principal, id, {});
+    for (const id of ids) await s.emails.send(principal, id);
     console.log(`queued ${SENDS} sends (one request's work each, sequential) in ${ms(start)} ms`);
     const { rows } = await deps.db.query<{ avg: number }>(
       'SELECT avg(length(pdf))::int AS avg FROM certificate_pdfs p JOIN certificates c ON c.id = p.certificate_id WHERE c.account_id = $1',

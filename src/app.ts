@@ -7,6 +7,7 @@ import { installErrorHandling } from './platform/http/error-handler.js';
 import { ErrorEnvelope } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { installBodyParsers } from './platform/http/body.js';
+import { fastifyEdgeOptions, installEdge } from './platform/http/edge.js';
 import { uuidv7 } from './platform/ids.js';
 import { openapiRoutes } from './modules/openapi/openapi.routes.js';
 import { Template, templatesRoutes } from './modules/templates/templates.routes.js';
@@ -14,6 +15,7 @@ import { usageRoutes } from './modules/usage/usage.routes.js';
 import { certificatesRoutes } from './modules/certificates/certificates.routes.js';
 import { Certificate } from './modules/certificates/certificates.schemas.js';
 import { verifyRoutes } from './modules/verify/verify.routes.js';
+import { renderErrorPage, VERIFY_PAGE_HEADERS } from './modules/verify/verify.page.js';
 import { emailsRoutes } from './modules/emails/emails.routes.js';
 import { EmailSend } from './modules/emails/emails.schemas.js';
 
@@ -21,17 +23,30 @@ export const BODY_LIMIT = 2 * 1024 * 1024;
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
 
+// A hop count trusts that many proxies nearest to the service; addresses and CIDRs go to Fastify's
+// proxy-addr as they are.
+function trustProxyOption(trust: false | number | string[]) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 // Builds the HTTP application from the composition root's dependencies. Nothing here reads the
 // environment or opens connections: the server, the tests and the benchmarks all come through here.
 export async function createApp(deps: Deps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     bodyLimit: BODY_LIMIT,
     genReqId: () => uuidv7(),
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: false },
+    ...fastifyEdgeOptions(deps.config.httpTimeouts, () => app),
   }) as unknown as FastifyInstance;
+  installEdge(app, {
+    html: {
+      prefix: '/verify/',
+      render: renderErrorPage,
+      headers: VERIFY_PAGE_HEADERS,
+    },
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorEnvelope);
@@ -40,10 +55,6 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(EmailSend);
 
   installBodyParsers(app);
-
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
 
   await app.register(swagger, {
     openapi: {

@@ -1,4 +1,6 @@
+import net from 'node:net';
 import path from 'node:path';
+import { DEFAULT_TIMEOUTS, type Timeouts } from './platform/http/edge.js';
 
 // The one module that reads process.env. Everything else receives a Config.
 
@@ -19,7 +21,10 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   corsPartnerDomains: string[];
-  trustProxy: boolean;
+  // false, a hop count, or the proxy addresses and CIDRs whose X-Forwarded-For is believed.
+  trustProxy: false | number | string[];
+  // Request, header and keep-alive timeouts of the HTTP server (not settable from the environment).
+  httpTimeouts: Timeouts;
   rateLimit: { max: number; windowS: number };
   logLevel: string;
   plans: PlanDefinition[];
@@ -92,6 +97,40 @@ function parseDomains(raw: string | undefined): string[] {
     });
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const family = net.isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+// TRUST_PROXY: unset or false trusts nobody; a number trusts that many proxy hops in front of the
+// service; otherwise a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal,
+// uniquelocal). "true" is refused: it would believe any client's X-Forwarded-For.
+function parseTrustProxy(raw: string | undefined): false | number | string[] {
+  if (raw === undefined || ['false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY hop count must be 0 to 10, got ${raw}`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e.length > 0);
+  const bad = entries.filter((e) => !PROXY_NAMES.includes(e.toLowerCase()) && !isAddressOrCidr(e));
+  if (entries.length === 0 || bad.length > 0) {
+    throw new ConfigError(
+      `TRUST_PROXY must name the proxies to trust (addresses or CIDRs such as 10.0.0.0/8, or loopback) or a hop count; ` +
+        `"${bad[0] ?? raw}" is neither`,
+    );
+  }
+  return entries.map((e) => (PROXY_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (optional(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -111,7 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: optional(env, 'SMTP_URL'),
     mailFrom: optional(env, 'MAIL_FROM') ?? 'certsvc <certificates@localhost>',
     corsPartnerDomains: parseDomains(env.CORS_PARTNER_DOMAINS),
-    trustProxy: trustProxy !== undefined && !['0', 'false', 'no'].includes(trustProxy.toLowerCase()),
+    trustProxy: parseTrustProxy(trustProxy),
+    httpTimeouts: DEFAULT_TIMEOUTS,
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
       windowS: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),

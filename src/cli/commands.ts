@@ -155,12 +155,7 @@ export const commands: Command[] = [
     options: { name: { type: 'string' }, scopes: { type: 'string' } },
     async run(ctx) {
       const scopes =
-        typeof ctx.values.scopes === 'string'
-          ? ctx.values.scopes
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean)
-          : undefined;
+        typeof ctx.values.scopes === 'string' ? ctx.values.scopes.split(',').map((s) => s.trim()) : undefined;
       const key = await deps(ctx).services.keys.create(id(ctx.args[0], 'ACCOUNT_ID'), {
         name: typeof ctx.values.name === 'string' ? ctx.values.name : undefined,
         scopes,

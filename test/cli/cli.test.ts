@@ -454,6 +454,16 @@ describe(
         /Unknown scope: certificates:delete/,
       ],
       [
+        'an empty --scopes (it would otherwise mean every scope)',
+        async () => ['key', 'create', await newAccount(), '--scopes', ''],
+        /--scopes must name at least one scope/,
+      ],
+      [
+        'an empty entry in --scopes',
+        async () => ['key', 'create', await newAccount(), '--scopes', 'templates:read,,'],
+        /Unknown scope: \(empty\)/,
+      ],
+      [
         'template preview without --out',
         async () => ['template', 'preview', '--file', DESIGN],
         /--out is required/,

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
@@ -138,15 +138,17 @@ describe('classifySendError with real failures', () => {
     }
   });
 
-  test('connection refused is transient and the message carries no credentials', async () => {
+  test('connection refused is transient; the message names no credentials and no address', async () => {
     const port = await closedPort();
     const transport = createSmtpTransport(`smtp://mailer:s3cr3t-pass@127.0.0.1:${port}`);
     try {
       const err = await sendError(transport);
       const c = classifySendError(err);
       assert.equal(c.permanent, false);
-      assert.match(c.message, /ECONNREFUSED/);
+      assert.match(c.message, /refused the connection \(ECONNREFUSED\)/);
       assert.doesNotMatch(c.message, /s3cr3t-pass/);
+      // The account sees lastError: our own network's addresses and ports are not its business.
+      assert.doesNotMatch(c.message, /127\.0\.0\.1|:\d{2,5}\b/);
     } finally {
       await transport.close();
     }
@@ -190,5 +192,8 @@ describe('file transport', () => {
     const mails = await Promise.all(raws.map((raw) => simpleParser(raw)));
     assert.ok(mails.some((m) => m.messageId === first.messageId));
     for (const mail of mails) assertCertificateMail(mail);
+    // Messages hold names and addresses: readable by the service's user only.
+    assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    for (const f of files) assert.equal((await stat(join(dir, f))).mode & 0o777, 0o600, f);
   });
 });

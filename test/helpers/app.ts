@@ -31,8 +31,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const config = testConfig(env);
+export async function startTestApp(
+  env: Record<string, string> = {},
+  overrides: Partial<Config> = {},
+): Promise<TestApp> {
+  const config = { ...testConfig(env), ...overrides };
   const deps = await createDeps(config, { logger: createLogger(config) });
   const app = await createApp(deps);
   return {

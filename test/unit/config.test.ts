@@ -38,8 +38,14 @@ describe('configuration (decisions 16)', () => {
       loadConfig({ CORS_PARTNER_DOMAINS: ' Partner.Example , academy.test ' }).corsPartnerDomains,
       ['partner.example', 'academy.test'],
     );
-    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
     assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,::1,Loopback' }).trustProxy, [
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+      'loopback',
+    ]);
   });
 
   it('refuses bad values with a ConfigError naming the variable', () => {
@@ -48,6 +54,10 @@ describe('configuration (decisions 16)', () => {
       ['RATE_LIMIT_WINDOW_S', '-1'],
       ['PLANS_JSON', '{'],
       ['CORS_PARTNER_DOMAINS', 'not a domain'],
+      // "true" would believe any client's X-Forwarded-For: the proxies must be named.
+      ['TRUST_PROXY', 'true'],
+      ['TRUST_PROXY', '10.0.0.0/33'],
+      ['TRUST_PROXY', 'proxy.internal'],
     ] as const) {
       assert.throws(
         () => loadConfig({ [name]: value }),

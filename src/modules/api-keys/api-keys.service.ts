@@ -30,13 +30,26 @@ function view(row: repo.ApiKeyRow): ApiKeyView {
   };
 }
 
+// No list at all gives every scope; a list must name at least one scope and only known ones
+// (an empty entry, as in "" or "a,,", is an unknown scope rather than a silent default).
 export function parseScopes(input: string[] | undefined): Scope[] {
-  if (!input || input.length === 0) return [...SCOPES];
+  if (input === undefined) return [...SCOPES];
+  if (input.length === 0 || input.every((s) => s === '')) {
+    throw new ValidationError(
+      [{ path: ['scopes'], message: `must name at least one scope: ${SCOPES.join(', ')}` }],
+      `--scopes must name at least one scope (known: ${SCOPES.join(', ')})`,
+    );
+  }
   const unknown = input.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length > 0) {
     throw new ValidationError(
-      [{ path: ['scopes'], message: `unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}` }],
-      `Unknown scope: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`,
+      [
+        {
+          path: ['scopes'],
+          message: `unknown scope ${unknown.map((u) => u || '(empty)').join(', ')}; known: ${SCOPES.join(', ')}`,
+        },
+      ],
+      `Unknown scope: ${unknown.map((u) => u || '(empty)').join(', ')} (known: ${SCOPES.join(', ')})`,
     );
   }
   return [...new Set(input)] as Scope[];

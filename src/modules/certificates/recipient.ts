@@ -1,5 +1,6 @@
 import type { Issue } from '../../platform/errors.js';
-import { compileBodyValidator, toIssues, unstorableTextIssues } from '../../platform/http/validation.js';
+import { plainTextProblem } from '../../platform/text.js';
+import { compileBodyValidator, toIssues, unstorableValueIssues } from '../../platform/http/validation.js';
 import type { TemplateField } from '../../pdf/design.schema.js';
 import { Recipient } from './certificates.schemas.js';
 
@@ -18,15 +19,14 @@ export function checkRecipient(
   fields: TemplateField[],
   prefix: (string | number)[],
 ): { ok: true; recipient: ValidRecipient } | { ok: false; issues: Issue[] } {
-  const unstorable = unstorableTextIssues(input, prefix);
+  const unstorable = unstorableValueIssues(input, prefix);
   if (unstorable.length > 0) return { ok: false, issues: unstorable };
   if (!validateShape(input)) return { ok: false, issues: toIssues(validateShape.errors ?? [], prefix) };
   const raw = input as { name: string; email: string; data?: Record<string, string | number | boolean> };
   const issues: Issue[] = [];
   const name = raw.name.trim();
-  if (name.length < 1 || name.length > 200) {
-    issues.push({ path: [...prefix, 'name'], message: 'must be 1 to 200 characters after trimming' });
-  }
+  const nameProblem = plainTextProblem(name, 200);
+  if (nameProblem) issues.push({ path: [...prefix, 'name'], message: nameProblem });
   const data = raw.data ?? {};
   for (const field of fields) {
     const value = data[field.key];

@@ -8,7 +8,8 @@ import {
   pageOf,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
-import { HistoryQuery, SendBodyDoc } from './emails.schemas.js';
+import { HistoryQuery, SendBody } from './emails.schemas.js';
+import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
 import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { EmailsService } from './emails.service.js';
@@ -21,6 +22,8 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
     {
       // The body's 422 comes after the 404 and 403 checks (decisions 8), also for unparsable bodies.
       config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
+      attachValidation: true,
+      preValidation: emptyBodyIsObject,
       schema: {
         operationId: 'sendCertificate',
         tags: ['Certificates'],
@@ -35,7 +38,7 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
         security,
         params: IdParams,
         headers: IdempotencyHeaders,
-        body: SendBodyDoc,
+        body: SendBody,
         response: {
           202: withRateHeaders(dataOf(Type.Ref('EmailSend')), 'Accepted: the queued send', REPLAYED_HEADER),
           ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
@@ -43,10 +46,15 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
       },
     },
     async (request, reply) => {
+      const checkBody = deferBodyErrors(request);
       const { id } = request.params as { id: string };
+      const principal = request.principal!;
+      await emails.assertSendable(principal, id.toLowerCase());
+      checkBody();
+      const body = request.body as { recipientEmail?: string };
       return answerIdempotently(request, reply, db, async () => ({
         status: 202,
-        body: { data: await emails.send(request.principal!, id.toLowerCase(), request.body) },
+        body: { data: await emails.send(principal, id.toLowerCase(), body.recipientEmail) },
       }));
     },
   );

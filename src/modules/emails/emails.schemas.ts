@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import { PageQuery, Timestamp } from '../../platform/http/schemas.js';
-import { SERVICE_VALIDATED_BODY } from '../../platform/http/validation.js';
 
 export const SendBody = Type.Object(
   {
@@ -14,9 +13,6 @@ export const SendBody = Type.Object(
   },
   { additionalProperties: false, description: 'Optional; an empty body sends to the stored address' },
 );
-
-// The route documents SendBody but validates it in the service, after the 404 and 403 checks.
-export const SendBodyDoc = { ...SendBody, [SERVICE_VALIDATED_BODY]: true };
 
 export const EmailSend = Type.Object(
   {

@@ -1,12 +1,9 @@
 import type { Db } from '../../platform/db/db.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
-import { assertParsedBody } from '../../platform/http/body.js';
-import { compileBodyValidator, toIssues } from '../../platform/http/validation.js';
 import type { Principal } from '../../platform/principal.js';
 import { findCertificate } from '../certificates/certificates.repository.js';
-import { SendBody } from './emails.schemas.js';
 import * as repo from './emails.repository.js';
 
 export interface EmailSendView {
@@ -33,15 +30,13 @@ function view(row: repo.EmailSendRow): EmailSendView {
   };
 }
 
-const validateBody = compileBodyValidator(SendBody);
-
 export function createEmailsService(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    // Checks in the order of decisions 8: 404, 403 (delivery disabled), 422 (body), 409 (not Issued).
-    async send(principal: Principal, certificateId: string, body: unknown): Promise<EmailSendView> {
-      const certificate = await findCertificate(db, principal.accountId, certificateId);
-      if (!certificate) throw new NotFoundError('Certificate');
+    // 404, then 403 when the plan or contract has email delivery off (docs/api.md, Email).
+    async assertSendable(principal: Principal, certificateId: string): Promise<void> {
+      if (!(await findCertificate(db, principal.accountId, certificateId)))
+        throw new NotFoundError('Certificate');
       if (!principal.emailDelivery) {
         throw new ForbiddenError(
           principal.partner
@@ -49,23 +44,26 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
             : `Email delivery is not included in the ${principal.plan} plan`,
         );
       }
-      assertParsedBody(body);
-      const input = body ?? {};
-      if (!validateBody(input)) throw new ValidationError(toIssues(validateBody.errors ?? []));
-      const override = (input as { recipientEmail?: string }).recipientEmail;
+    },
+
+    // 409 unless Issued; then the send is queued, to `recipientEmail` or the stored address.
+    async send(principal: Principal, certificateId: string, recipientEmail?: string): Promise<EmailSendView> {
       return db.transaction(async (tx) => {
         // Locks the certificate so that a concurrent revoke cannot slip between check and enqueue.
-        const { rows } = await tx.query<{ status: string }>(
-          'SELECT status FROM certificates WHERE id = $1 AND account_id = $2 FOR UPDATE',
+        const { rows } = await tx.query<{ status: string; recipient_email: string }>(
+          'SELECT status, recipient_email FROM certificates WHERE id = $1 AND account_id = $2 FOR UPDATE',
           [certificateId, principal.accountId],
         );
-        const status = rows[0]?.status;
-        if (status !== 'Issued') throw new ConflictError(`A ${status} certificate cannot be emailed`);
+        const certificate = rows[0];
+        if (!certificate) throw new NotFoundError('Certificate');
+        if (certificate.status !== 'Issued') {
+          throw new ConflictError(`A ${certificate.status} certificate cannot be emailed`);
+        }
         const row = await repo.enqueueSend(tx, {
           id: uuidv7(),
           accountId: principal.accountId,
           certificateId,
-          recipientEmail: override ?? certificate.recipient_email,
+          recipientEmail: recipientEmail ?? certificate.recipient_email,
           now: deps.now(),
         });
         return view(row);

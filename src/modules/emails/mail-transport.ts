@@ -70,12 +70,13 @@ export function createFileTransport(dir: string): MailTransport {
   let ready: Promise<unknown> | undefined;
   return {
     async send(msg) {
-      ready ??= mkdir(dir, { recursive: true });
+      // Messages hold recipients' names and addresses: readable by the service's user only.
+      ready ??= mkdir(dir, { recursive: true, mode: 0o700 });
       await ready;
       const info = await transporter.sendMail(msg);
       const name = `${Date.now()}-${randomBytes(8).toString('hex')}.eml`;
       const tmp = join(dir, `.${name}.tmp`);
-      await writeFile(tmp, info.message, { flag: 'wx' });
+      await writeFile(tmp, info.message, { flag: 'wx', mode: 0o600 });
       await rename(tmp, join(dir, name));
       return { messageId: info.messageId };
     },
@@ -110,9 +111,24 @@ const TRANSIENT_CODES = new Set([
   'EDNS',
 ]);
 
+// What a network failure means, in words for the account (the raw text names our addresses).
+const NETWORK_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'the mail server refused the connection',
+  ECONNRESET: 'the mail server closed the connection',
+  ETIMEDOUT: 'the mail server did not answer in time',
+  ENOTFOUND: 'the mail server name could not be resolved',
+  EAI_AGAIN: 'the mail server name could not be resolved',
+  EHOSTUNREACH: 'the mail server could not be reached',
+  ENETUNREACH: 'the mail server could not be reached',
+};
+
 function redact(text: string): string {
   return (
     text
+      // host:port and bare addresses of either family: the service's own network is not the
+      // account's business
+      .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, '[address]')
+      .replace(/\[?\b(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}\b\]?(?::\d+)?/gi, '[address]')
       // user:password@ in any URL-like string
       .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1***@')
       // SASL payloads, should a server echo one back
@@ -134,7 +150,9 @@ export function classifySendError(err: unknown): SendErrorClass {
   const fields: NodemailerErrorFields = typeof err === 'object' && err !== null ? err : {};
   const code = typeof fields.code === 'string' ? fields.code : undefined;
   const responseCode = typeof fields.responseCode === 'number' ? fields.responseCode : undefined;
-  const raw = typeof fields.message === 'string' ? fields.message : String(err);
+  const text = typeof fields.message === 'string' ? fields.message : String(err);
+  const network = Object.keys(NETWORK_WORDS).find((c) => text.includes(c));
+  const raw = responseCode === undefined && network ? `${NETWORK_WORDS[network]} (${network})` : text;
   const prefix = [code, responseCode].filter((x) => x !== undefined).join(' ');
   const message =
     redact(prefix && !raw.includes(prefix) ? `${prefix}: ${raw}` : raw) || 'mail delivery failed';

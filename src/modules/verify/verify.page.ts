@@ -206,3 +206,24 @@ export function renderNotFoundPage(code: string): string {
 </article>`;
   return layout({ title: 'No certificate found', body, script: false });
 }
+
+// Any other refusal under /verify/ (a malformed request, a method other than GET, the rate limit):
+// the same page layout, so that a browser always gets a page.
+export function renderErrorPage(status: number, message: string): string {
+  const body = `<article class="card">
+<header class="banner unknown" id="verify-state" data-state="error">${ICON_QUESTION}<div>
+<h1>This page cannot be shown</h1>
+<p id="error-message">${escapeHtml(message)}</p></div></header>
+<dl>
+<div><dt>What you can do</dt><dd class="plain">Open the link or scan the QR code on the certificate again${status === 429 ? ' in a minute' : ''}.</dd></div>
+</dl>
+</article>`;
+  return layout({ title: 'This page cannot be shown', body, script: false });
+}
+
+// Headers of every answer under /verify/, page or error page.
+export const VERIFY_PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': VERIFY_PAGE_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};

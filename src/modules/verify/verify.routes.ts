@@ -9,7 +9,7 @@ import {
   Timestamp,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
-import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_CSP } from './verify.page.js';
+import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 
 const Verification = Type.Object(
@@ -74,18 +74,17 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         response: {
           200: nonJson('text/html', Type.String(), 'HTML page: valid or revoked', rateHeaders),
           404: nonJson('text/html', Type.String(), 'HTML page: no certificate with this code', rateHeaders),
-          ...errorResponses(429),
+          429: nonJson('text/html', Type.String(), 'HTML page: too many verifications from this address', {
+            ...rateHeaders,
+            'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
+          }),
+          500: nonJson('text/html', Type.String(), 'HTML page: server fault; safe to retry'),
         },
       },
     },
     async (request, reply) => {
       const { code } = request.params as { code: string };
-      reply
-        .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', VERIFY_PAGE_CSP)
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('Cache-Control', 'no-store');
+      reply.type('text/html; charset=utf-8').headers(VERIFY_PAGE_HEADERS);
       try {
         return reply.send(renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' })));
       } catch (err) {

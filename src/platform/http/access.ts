@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitDecision, RateLimitStore } from '../rate-limit/rate-limit.store.js';
 import type { Authenticator, Principal } from '../principal.js';
 import { sendError } from './error-handler.js';
+import { isUnderApi } from './path.js';
 
 // Who may call a route, and which limiter bucket the call uses (decisions 10 and 13).
 export type Access =
@@ -30,6 +31,13 @@ function setRateHeaders(reply: FastifyReply, d: RateLimitDecision) {
   reply.header('X-RateLimit-Reset', d.resetAt);
 }
 
+function authorizationCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') n++;
+  return n;
+}
+
 export function installAccessControl(
   app: FastifyInstance,
   deps: { keys: Authenticator; store: RateLimitStore; limits: Limits },
@@ -51,7 +59,10 @@ export function installAccessControl(
     return false;
   }
 
+  // Node keeps only the first of several Authorization headers; a request that sends more than one
+  // is ambiguous and gets no token at all (401 invalid_api_key).
   function bearer(request: FastifyRequest): string | undefined {
+    if (authorizationCount(request) > 1) return undefined;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer +(\S+) *$/i.exec(header);
     return match?.[1];
@@ -59,7 +70,7 @@ export function installAccessControl(
 
   app.addHook('onRequest', async (request, reply) => {
     const configured = request.routeOptions.config?.access;
-    const underApi = request.url.startsWith('/api/v1/') || request.url === '/api/v1';
+    const underApi = isUnderApi(request.url);
     if (!configured && !underApi) return;
     if (request.method === 'OPTIONS' && underApi) return; // preflight, never limited
     const access: Access | { kind: 'unknown-route' } = configured ?? { kind: 'unknown-route' };

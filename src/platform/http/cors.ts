@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isUnderApi } from './path.js';
 
 // decisions 11: https://<apex> or https://<sub>.<apex> (any port) for each partner apex, and
 // http://localhost:<port>. Parsed with URL so that look-alikes (evil<apex>, <apex>.evil.test) fail.
@@ -29,7 +30,7 @@ const EXPOSED = [
 
 export function installCors(app: FastifyInstance, partnerDomains: string[]) {
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/api/v1/')) return;
+    if (!isUnderApi(request.url)) return;
     reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
     if (!isAllowedOrigin(origin, partnerDomains)) return;

@@ -1,7 +1,26 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, STATUS_BY_CODE, type Issue } from '../errors.js';
+import { routedPath } from './path.js';
 import { toIssues } from './validation.js';
+
+// Paths whose answers are pages for people (the public verification page): their errors are pages too.
+export interface HtmlErrors {
+  prefix: string;
+  render(status: number, message: string): string;
+  headers: Record<string, string>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    htmlErrors?: HtmlErrors;
+  }
+}
+
+export function htmlErrorsFor(app: FastifyInstance, target: string): HtmlErrors | undefined {
+  const html = app.htmlErrors;
+  return html && routedPath(target).startsWith(html.prefix) ? html : undefined;
+}
 
 export function sendError(
   reply: FastifyReply,
@@ -10,10 +29,14 @@ export function sendError(
   message: string,
   details?: Record<string, unknown>,
 ) {
+  reply.code(status);
+  const html = htmlErrorsFor(reply.server, reply.request.url);
+  if (html) {
+    return reply.headers(html.headers).type('text/html; charset=utf-8').send(html.render(status, message));
+  }
   // Serialized here, not by the route's response schema: an error can end a route whose schema for
-  // that status is not the envelope (the HTML verify page's 429 would otherwise read "[object Object]").
+  // that status is not the envelope.
   return reply
-    .code(status)
     .type('application/json; charset=utf-8')
     .send(JSON.stringify({ error: details ? { code, message, details } : { code, message } }));
 }

@@ -37,7 +37,14 @@ export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'UUID' });
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 1,
+      description: 'Page number, from 1',
+    }),
+  ),
   perPage: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' }),
   ),

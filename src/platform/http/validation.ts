@@ -52,7 +52,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
     const serviceItems = Object.keys(properties).filter((k) => properties[k]?.[SERVICE_VALIDATED_ITEMS]);
     const check = (data: unknown) => {
-      const issues = unstorableTextIssues(data, [], serviceItems);
+      const issues = unstorableValueIssues(data, [], serviceItems);
       if (issues.length > 0) return { error: new ValidationError(issues) };
       const ok = validate(data);
       check.errors = validate.errors;
@@ -61,8 +61,29 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     check.errors = null as ValidateFunction['errors'];
     return check;
   }
-  return inputAjv.compile(schema as object) as ValidateFunction;
+  const validate = inputAjv.compile(schema as object);
+  const integers = integerProperties(schema);
+  if (integers.length === 0) return validate as ValidateFunction;
+  // Query and path integers are plain decimal digits: Number() would also read "0x10", "1e1",
+  // " 1" and "Infinity", which the coercion would then accept.
+  const check = (data: unknown) => {
+    const raw = (data ?? {}) as Record<string, unknown>;
+    const issues = integers
+      .filter((k) => raw[k] !== undefined && !(typeof raw[k] === 'string' && /^[0-9]{1,20}$/.test(raw[k])))
+      .map((k) => ({ path: [k], message: 'must be a whole number written in decimal digits' }));
+    if (issues.length > 0) return { error: new ValidationError(issues) };
+    const ok = validate(data);
+    check.errors = validate.errors;
+    return ok;
+  };
+  check.errors = null as ValidateFunction['errors'];
+  return check;
 };
+
+function integerProperties(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(properties).filter((k) => properties[k]?.type === 'integer');
+}
 
 export function compileBodyValidator(schema: object): ValidateFunction {
   return bodyAjv.compile(schema);
@@ -110,12 +131,14 @@ export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []
   return issues;
 }
 
-// PostgreSQL text cannot hold U+0000, and lone surrogates cannot be encoded as UTF-8 (nor stored in
-// jsonb): such a string anywhere in a JSON body, keys included, is refused with its path. `skip`
-// names top-level array properties whose items the service validates (and checks) itself.
+// PostgreSQL text cannot hold U+0000, lone surrogates cannot be encoded as UTF-8 (nor stored in
+// jsonb), and a number beyond a double (1e400) parses as Infinity, which JSON cannot carry back:
+// such a value anywhere in a JSON body, keys included, is refused with its path. `skip` names
+// top-level array properties whose items the service validates (and checks) itself. The body parser
+// bounds the nesting depth, so the recursion here is bounded too.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-export function unstorableTextIssues(
+export function unstorableValueIssues(
   value: unknown,
   path: (string | number)[] = [],
   skip: string[] = [],
@@ -125,13 +148,16 @@ export function unstorableTextIssues(
       ? [{ path, message: 'contains a NUL character or an unpaired surrogate' }]
       : [];
   }
-  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableTextIssues(v, [...path, i]));
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? [] : [{ path, message: 'must be a finite number' }];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableValueIssues(v, [...path, i]));
   if (value && typeof value === 'object') {
     return Object.entries(value).flatMap(([k, v]) => [
-      ...unstorableTextIssues(k, [...path, k]),
+      ...unstorableValueIssues(k, [...path, k]),
       ...(path.length === 0 && skip.includes(k) && Array.isArray(v)
         ? []
-        : unstorableTextIssues(v, [...path, k])),
+        : unstorableValueIssues(v, [...path, k])),
     ]);
   }
   return [];
