@@ -159,7 +159,7 @@ describe('verification page rendering (served by a local server with the CSP)', 
     assert.match(VERIFY_PAGE_CSP, /frame-ancestors 'none'/);
     assert.doesNotMatch(VERIFY_PAGE_CSP, /unsafe|https?:|\*/);
     const html = renderVerifyPage(view());
-    assert.match(html, /^<!doctype html>\n<html lang="en">/);
+    assert.match(html, /^<!doctype html>\n<html lang="en" dir="ltr">/);
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
     assert.match(html, /<meta name="robots" content="noindex">/);
     assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=|<link|src=/i, 'no style attributes, handlers or loads');

@@ -3,6 +3,8 @@
  * recipient or template name can never add headers or recipients (header injection).
  */
 
+import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
+
 export interface MailAddress {
   name: string;
   address: string;
@@ -122,10 +124,16 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   ].join('\r\n');
 
   const e = escapeHtml;
+  // Names and titles in any script: isolated (<bdi>) so that a right-to-left name reads right to
+  // left without turning the sentence around it, in the fonts the verification page uses (clients
+  // that load web fonts get the service's own fonts for scripts the reader's device lacks).
   const html = `<!doctype html>
-<html><body>
-<p>Hello ${e(recipient)},</p>
-<p>${e(issuer)} has issued you a certificate: <strong>${e(template)}</strong>.</p>
+<html lang="en" dir="ltr"><head><meta charset="utf-8"><style>
+${nameFontFaces(new URL('fonts/', url).href)}
+</style></head>
+<body style="font-family:${e(FONT_STACK)}">
+<p>Hello <bdi>${e(recipient)}</bdi>,</p>
+<p><bdi>${e(issuer)}</bdi> has issued you a certificate: <strong><bdi>${e(template)}</bdi></strong>.</p>
 <p>The certificate is attached to this email as a PDF. Anyone can check that it is genuine at:<br>
 <a href="${e(url)}">${e(url)}</a></p>
 <p>Certificate code: ${e(sanitizeHeaderText(input.uniqueCode))}</p>

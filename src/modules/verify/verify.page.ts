@@ -2,18 +2,22 @@ import { createHash } from 'node:crypto';
 import { verifyPageClient } from './verify-page.client.js';
 import type { Verification } from './verify.service.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
+import { FONT_STACK, nameFontFaces } from './name-fonts.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
 // self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
-// VERIFY_PAGE_CSP, nothing loaded from anywhere. Every value shown comes through escapeHtml().
+// VERIFY_PAGE_CSP, nothing loaded from anywhere but the service's own fonts for names in scripts the
+// reader's device has no font for. Every value shown comes through escapeHtml(), and every value
+// that may be written right to left is isolated with dir="auto" (<bdi> inside sentences).
 
 // The page shows exactly what the JSON verification answers.
 export type VerifyView = Verification;
 
 const STYLE = `
+${nameFontFaces('fonts/')}
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-body{margin:0;background:#f1f3f6;color:#1c2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+body{margin:0;background:#f1f3f6;color:#1c2430;font:16px/1.5 ${FONT_STACK}}
 main{max-width:40rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border-radius:14px;box-shadow:0 1px 3px rgba(16,24,40,.1),0 1px 2px rgba(16,24,40,.06);overflow:hidden;margin-bottom:1rem}
 .banner{display:flex;align-items:center;gap:.9rem;padding:1.25rem;color:#fff}
@@ -67,6 +71,7 @@ export const VERIFY_PAGE_CSP = [
   `style-src ${cspHash(STYLE)}`,
   `script-src ${cspHash(SCRIPT)}`,
   'img-src data:',
+  "font-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
@@ -107,7 +112,7 @@ const ICON_QUESTION =
 
 function layout(opts: { title: string; body: string; script: boolean }): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="en" dir="ltr">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -136,24 +141,25 @@ function banner(view: VerifyView, state: PageState): string {
   if (state === 'valid') {
     return `<header class="banner valid" id="verify-state" data-state="valid">${ICON_CHECK}<div>
 <h1>Valid certificate</h1>
-<p>Issued by ${escapeHtml(view.issuerName)} and not revoked.</p></div></header>`;
+<p>Issued by <bdi>${escapeHtml(view.issuerName)}</bdi> and not revoked.</p></div></header>`;
   }
   if (state === 'revoked') {
     const when = view.revokedAt ? ` on ${time(view.revokedAt)}` : '';
     const reason = view.revocationReason ? escapeHtml(view.revocationReason) : 'The issuer gave no reason.';
     return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
 <h1>Revoked</h1>
-<p>This certificate was revoked by ${escapeHtml(view.issuerName)}${when}. It is no longer valid.</p></div></header>
-<p class="reason" id="revocation-reason"><strong>Reason</strong>${reason}</p>`;
+<p>This certificate was revoked by <bdi>${escapeHtml(view.issuerName)}</bdi>${when}. It is no longer valid.</p></div></header>
+<p class="reason" id="revocation-reason"><strong>Reason</strong><span dir="auto">${reason}</span></p>`;
   }
   return `<header class="banner unknown" id="verify-state" data-state="unknown">${ICON_QUESTION}<div>
 <h1>Not valid</h1>
 <p>This certificate is not currently valid.</p></div></header>`;
 }
 
-function row(label: string, valueHtml: string, id: string, className = ''): string {
+// Values people typed (names, titles) get dir="auto": a right-to-left name reads right to left.
+function row(label: string, valueHtml: string, id: string, className = '', typed = false): string {
   const cls = className ? ` class="${className}"` : '';
-  return `<div><dt>${label}</dt><dd id="${id}"${cls}>${valueHtml}</dd></div>`;
+  return `<div><dt>${label}</dt><dd id="${id}"${cls}${typed ? ' dir="auto"' : ''}>${valueHtml}</dd></div>`;
 }
 
 const TITLES: Record<PageState, string> = {
@@ -165,9 +171,9 @@ const TITLES: Record<PageState, string> = {
 export function renderVerifyPage(view: VerifyView): string {
   const state = stateOf(view);
   const details = [
-    row('Awarded to', escapeHtml(view.recipientName), 'recipient-name', 'name'),
-    row('Certificate', escapeHtml(view.templateName), 'template-name'),
-    row('Issued by', escapeHtml(view.issuerName), 'issuer-name'),
+    row('Awarded to', escapeHtml(view.recipientName), 'recipient-name', 'name', true),
+    row('Certificate', escapeHtml(view.templateName), 'template-name', '', true),
+    row('Issued by', escapeHtml(view.issuerName), 'issuer-name', '', true),
     row('Issued on', time(view.issuedAt), 'issued-at'),
     row('Certificate code', escapeHtml(view.uniqueCode), 'unique-code', 'code'),
   ].join('\n');

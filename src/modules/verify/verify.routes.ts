@@ -1,6 +1,7 @@
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../platform/errors.js';
+import { AppError, NotFoundError } from '../../platform/errors.js';
 import {
   dataOf,
   errorResponses,
@@ -9,6 +10,7 @@ import {
   Timestamp,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
+import { nameFontFile } from './name-fonts.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 
@@ -93,6 +95,45 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         }
         throw err;
       }
+    },
+  );
+
+  // The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
+  // device has no font for; browsers fetch one only for characters in its unicode-range.
+  app.get(
+    '/verify/fonts/:file',
+    {
+      config: { access: { kind: 'anonymous' } },
+      schema: {
+        operationId: 'verificationPageFont',
+        tags: ['Verification'],
+        summary: 'A font of the verification page (TrueType)',
+        description:
+          'Noto fonts (SIL Open Font License) for names in Arabic, Hebrew, Indic, Thai, CJK and other scripts.',
+        security: [],
+        params: Type.Object(
+          { file: Type.String({ description: 'e.g. noto-arabic-400.ttf' }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: nonJson(
+            'font/ttf',
+            Type.String({ contentEncoding: 'binary', contentMediaType: 'font/ttf' }),
+            'The font file, cacheable for a year',
+            rateHeaders,
+          ),
+          ...errorResponses(404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const path = nameFontFile((request.params as { file: string }).file);
+      if (!path) throw new NotFoundError('Font');
+      return reply
+        .type('font/ttf')
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(createReadStream(path));
     },
   );
 }
