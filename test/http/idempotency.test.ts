@@ -103,40 +103,77 @@ describe('Idempotency-Key', () => {
 
   it('the same key while the first request still runs: 409 conflict', async () => {
     const tenant = await createTenant(t.deps);
-    // Hold the key's lock as a running first request would.
-    const holder = await t.deps.db.pool.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        `${tenant.accountId}:busy`,
-      ]);
-      const res = await post(
-        tenant,
-        '/api/v1/certificates',
-        { templateId: tenant.templateId, recipient: recipient() },
-        'busy',
-      );
-      assert.equal(res.statusCode, 409);
-      assert.equal(res.json().error.code, 'conflict');
-    } finally {
-      await holder.query('ROLLBACK');
-      holder.release();
-    }
+    // The claim a running first request holds (no lock, no open transaction).
+    await t.deps.db.query(
+      `INSERT INTO idempotency_keys (account_id, key, fingerprint, locked_until)
+       VALUES ($1, 'busy', 'x', now() + interval '10 minutes')`,
+      [tenant.accountId],
+    );
+    const body = { templateId: tenant.templateId, recipient: recipient() };
+    const res = await post(tenant, '/api/v1/certificates', body, 'busy');
+    assert.equal(res.statusCode, 409);
+    assert.equal(res.json().error.code, 'conflict');
     assert.equal(
       await count('SELECT count(*)::int AS n FROM certificates WHERE account_id = $1', [tenant.accountId]),
       0,
     );
-    assert.equal(
-      (
-        await post(
-          tenant,
-          '/api/v1/certificates',
-          { templateId: tenant.templateId, recipient: recipient() },
-          'busy',
-        )
-      ).statusCode,
-      201,
+    // A claim whose lease ran out (its process crashed before committing anything) is taken over.
+    await t.deps.db.query(
+      `UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE account_id = $1 AND key = 'busy'`,
+      [tenant.accountId],
     );
+    assert.equal((await post(tenant, '/api/v1/certificates', body, 'busy')).statusCode, 201);
+    assert.equal(
+      (await post(tenant, '/api/v1/certificates', body, 'busy')).headers['idempotent-replayed'],
+      'true',
+    );
+  });
+
+  it('an issue that fails after a partial write leaves nothing behind, with and without the key', async () => {
+    const tenant = await createTenant(t.deps, { monthlyLimit: 10 });
+    const failing = 'Fails After The Quota Is Reserved';
+    // A real database failure in the middle of the commit: after the quota reservation, at the
+    // certificate insert. Only this name fails, so that other tests are not affected.
+    const trigger = `fail_${process.pid}`;
+    await t.deps.db.query(
+      `CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'injected failure'; END $$`,
+    );
+    await t.deps.db.query(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON certificates FOR EACH ROW
+         WHEN (NEW.recipient_name = '${failing}') EXECUTE FUNCTION ${trigger}()`,
+    );
+    const used = () =>
+      count('SELECT coalesce(sum(used), 0)::int AS n FROM usage_periods WHERE account_id = $1', [
+        tenant.accountId,
+      ]);
+    try {
+      const body = { templateId: tenant.templateId, recipient: recipient(failing) };
+      for (const key of [undefined, 'fails-1', 'fails-1']) {
+        const res = await post(tenant, '/api/v1/certificates', body, key);
+        assert.equal(res.statusCode, 500, `key ${key}: ${res.body}`);
+        assert.equal(await used(), 0, `key ${key}: the quota reservation was rolled back`);
+        assert.equal(
+          await count('SELECT count(*)::int AS n FROM certificates WHERE account_id = $1', [
+            tenant.accountId,
+          ]),
+          0,
+        );
+        // Nothing stored: the retry with the same key runs again (a 500 again, not a replay or a 409).
+        assert.equal(
+          await count('SELECT count(*)::int AS n FROM idempotency_keys WHERE account_id = $1', [
+            tenant.accountId,
+          ]),
+          0,
+        );
+      }
+    } finally {
+      await t.deps.db.query(`DROP TRIGGER ${trigger} ON certificates`);
+      await t.deps.db.query(`DROP FUNCTION ${trigger}()`);
+    }
+    const body = { templateId: tenant.templateId, recipient: recipient(failing) };
+    assert.equal((await post(tenant, '/api/v1/certificates', body, 'fails-1')).statusCode, 201);
+    assert.equal(await used(), 1);
   });
 
   it('a malformed key: 422 at ["Idempotency-Key"], nothing issued', async () => {

@@ -34,16 +34,19 @@ export function createCertificatesService(deps: { db: Db; publicBaseUrl: string;
       return pdf;
     },
 
+    // A transaction, so that under Idempotency-Key the revocation commits with the stored answer.
     async revoke(accountId: string, id: string, reason: string | null): Promise<CertificateView> {
-      const row = await repo.revokeCertificate(db, { accountId, id, at: deps.now(), reason });
-      if (row) return view(row);
-      const existing = await repo.findCertificate(db, accountId, id);
-      if (!existing) throw new NotFoundError('Certificate');
-      throw new ConflictError(
-        existing.status === 'Revoked'
-          ? 'The certificate is already revoked; revocation is permanent'
-          : `A ${existing.status} certificate cannot be revoked`,
-      );
+      return db.transaction(async (tx) => {
+        const row = await repo.revokeCertificate(tx, { accountId, id, at: deps.now(), reason });
+        if (row) return view(row);
+        const existing = await repo.findCertificate(tx, accountId, id);
+        if (!existing) throw new NotFoundError('Certificate');
+        throw new ConflictError(
+          existing.status === 'Revoked'
+            ? 'The certificate is already revoked; revocation is permanent'
+            : `A ${existing.status} certificate cannot be revoked`,
+        );
+      });
     },
   };
 }

@@ -3,11 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/db.js';
 import { AppError, ConflictError, STATUS_BY_CODE, ValidationError } from '../errors.js';
+import * as repo from './idempotency.repository.js';
 
-// Idempotent retries (decisions 17). The first request with a key runs inside one transaction that
-// also stores its status and body, so the effects and the stored answer commit together or not at
-// all. A retry with the same key, method, path and body gets the stored answer again; the same key
-// on another request is a 422; the same key while the first still runs is a 409 (advisory lock).
+// Idempotent retries (docs/api.md, Idempotent retries). The first request with a key claims it, then
+// runs; its writes and its stored status and body commit in one transaction, opened only when the
+// request first writes (after its PDFs are rendered), so they commit together or not at all. A
+// retry with the same key, method, path and body gets the stored answer again; the same key on
+// another request is a 422; the same key while the first still runs is a 409 (the claim).
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -55,56 +57,49 @@ export async function answerIdempotently(
     .update(`${request.method}\n${request.url.split('?')[0]}\n${JSON.stringify(request.body ?? null)}`)
     .digest('hex');
 
-  const outcome = await db.ambient(async (tx) => {
-    const lock = await tx.query<{ ok: boolean }>(
-      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok',
-      [`${accountId}:${key}`],
-    );
-    if (!lock.rows[0]!.ok) throw new ConflictError('A request with this Idempotency-Key is still running');
-    await tx.query(
-      `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at < now() - interval '24 hours'`,
-      [accountId, key],
-    );
-    const { rows } = await tx.query<{ fingerprint: string; status_code: number; response_body: unknown }>(
-      'SELECT fingerprint, status_code, response_body FROM idempotency_keys WHERE account_id = $1 AND key = $2',
-      [accountId, key],
-    );
-    const stored = rows[0];
-    if (stored) {
-      if (stored.fingerprint !== fingerprint) {
-        throw new ValidationError([
-          { path: ['Idempotency-Key'], message: 'was already used with another method, path or body' },
-        ]);
-      }
-      return {
-        commit: false,
-        value: { replayed: true, status: stored.status_code, body: stored.response_body },
-      };
+  // A claim that vanishes between the two statements (its run just gave it back) is tried again.
+  for (let attempt = 0; ; attempt++) {
+    if (await repo.claimKey(db, { accountId, key, fingerprint })) break;
+    const stored = await repo.findKey(db, accountId, key);
+    if (!stored && attempt < 3) continue;
+    if (!stored || stored.status_code === null) {
+      throw new ConflictError('A request with this Idempotency-Key is still running');
     }
-    let answer: Answer;
-    try {
-      answer = await run();
-    } catch (err) {
-      if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
-      const error = err.details
-        ? { code: err.code, message: err.message, details: err.details }
-        : { code: err.code, message: err.message };
-      answer = { status: STATUS_BY_CODE[err.code]!, body: { error } };
+    if (stored.fingerprint !== fingerprint) {
+      throw new ValidationError([
+        { path: ['Idempotency-Key'], message: 'was already used with another method, path or body' },
+      ]);
     }
-    await tx.query(
-      `INSERT INTO idempotency_keys (account_id, key, fingerprint, status_code, response_body) VALUES ($1, $2, $3, $4, $5)`,
-      [accountId, key, fingerprint, answer.status, JSON.stringify(answer.body)],
+    reply.header('Idempotent-Replayed', 'true');
+    return reply.code(stored.status_code).send(stored.response_body);
+  }
+
+  let answer: Answer;
+  try {
+    answer = await db.ambient(
+      async () => {
+        try {
+          return await run();
+        } catch (err) {
+          if (!(err instanceof AppError) || !STORED_ERRORS.has(err.code)) throw err;
+          const error = err.details
+            ? { code: err.code, message: err.message, details: err.details }
+            : { code: err.code, message: err.message };
+          return { status: STATUS_BY_CODE[err.code]!, body: { error } };
+        }
+      },
+      (tx, done) => repo.storeAnswer(tx, { accountId, key, ...done }),
     );
-    return { commit: true, value: { replayed: false, ...answer } };
-  });
-  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-  return reply.code(outcome.status).send(outcome.body);
+  } catch (err) {
+    await repo
+      .releaseKey(db, accountId, key)
+      .catch((cause: unknown) => request.log.warn({ err: cause }, 'could not release an idempotency key'));
+    throw err;
+  }
+  return reply.code(answer.status).send(answer.body);
 }
 
 // Stored answers are kept 24 hours; the server purges older ones at start and then hourly.
 export async function purgeExpiredIdempotencyKeys(db: Pick<Db, 'query'>): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`,
-  );
-  return rowCount ?? 0;
+  return repo.purgeExpiredKeys(db);
 }
