@@ -2,21 +2,23 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from './output.js';
 
-const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+const IMAGES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+const FONTS: Record<string, string> = { '.ttf': 'font/ttf', '.otf': 'font/otf' };
 
-async function inline(src: unknown, baseDir: string): Promise<unknown> {
+async function inline(src: unknown, baseDir: string, kind: 'image' | 'font'): Promise<unknown> {
   if (typeof src !== 'string' || src.startsWith('data:')) return src;
   const file = path.resolve(baseDir, src);
-  const mime = MIME[path.extname(file).toLowerCase()];
-  if (!mime) throw new CliError(`image "${src}": only .png, .jpg and .jpeg files can be used`);
+  const types = kind === 'image' ? IMAGES : FONTS;
+  const mime = types[path.extname(file).toLowerCase()];
+  if (!mime) throw new CliError(`${kind} "${src}": only ${Object.keys(types).join(', ')} files can be used`);
   const bytes = await readFile(file).catch(() => {
-    throw new CliError(`image "${src}" not found (looked at ${file})`);
+    throw new CliError(`${kind} "${src}" not found (looked at ${file})`);
   });
   return `data:${mime};base64,${bytes.toString('base64')}`;
 }
 
-// Reads a design file; image paths relative to the file are inlined as data URLs so that the
-// stored template needs nothing from the disk.
+// Reads a design file; image and font paths relative to the file are inlined as data URLs so that
+// the stored template needs nothing from the disk.
 export async function readDesignFile(file: string): Promise<unknown> {
   let text: string;
   try {
@@ -33,10 +35,16 @@ export async function readDesignFile(file: string): Promise<unknown> {
   const baseDir = path.dirname(path.resolve(file));
   if (design && typeof design === 'object') {
     const bg = design.background as Record<string, unknown> | undefined;
-    if (bg && typeof bg === 'object' && 'image' in bg) bg.image = await inline(bg.image, baseDir);
+    if (bg && typeof bg === 'object' && 'image' in bg) bg.image = await inline(bg.image, baseDir, 'image');
     if (Array.isArray(design.elements)) {
       for (const el of design.elements as Record<string, unknown>[]) {
-        if (el && typeof el === 'object' && el.type === 'image') el.src = await inline(el.src, baseDir);
+        if (el && typeof el === 'object' && el.type === 'image')
+          el.src = await inline(el.src, baseDir, 'image');
+      }
+    }
+    if (Array.isArray(design.fonts)) {
+      for (const font of design.fonts as Record<string, unknown>[]) {
+        if (font && typeof font === 'object') font.src = await inline(font.src, baseDir, 'font');
       }
     }
   }

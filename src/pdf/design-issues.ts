@@ -1,10 +1,10 @@
 import type { Design } from './design.schema.js';
-import { fontChain } from './fonts.js';
+import { fontChain, fontNames } from './fonts.js';
 import { imageProblem } from './images.js';
 import { parseText } from './placeholders.js';
 import { num } from './pdf-syntax.js';
 import type { RenderIssue, RenderValues } from './render-types.js';
-import { elementFonts } from './template-compiler.js';
+import { designFontFaces, elementFonts } from './design-fonts.js';
 import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
 import { fittingSize, lineHeight, shapeLine } from './text-layout.js';
 
@@ -18,6 +18,9 @@ export function designIssues(design: Design): RenderIssue[] {
   const issues: RenderIssue[] = [];
   const { width: pageWidth, height: pageHeight } = design.page;
   const declared = new Set(design.fields.map((f) => f.key));
+  const custom = designFontFaces(design);
+  issues.push(...custom.issues);
+  const bundled = new Set<string>(fontNames);
   const within = (i: number, x: number, y: number, right: number, bottom: number): void => {
     if (x + right > pageWidth + 1e-6) {
       issues.push({
@@ -53,8 +56,15 @@ export function designIssues(design: Design): RenderIssue[] {
         within(i, element.x, element.y, element.size, element.size);
         break;
       case 'text': {
-        const { own, bold } = elementFonts(element.font);
-        const metrics = own[own.length - 1]!.font;
+        if (element.font !== undefined && !bundled.has(element.font) && !custom.faces.has(element.font)) {
+          issues.push({
+            path: ['elements', i, 'font'],
+            message: `"${element.font}" is neither a bundled font (${fontNames.join(', ')}) nor one of the design's fonts`,
+          });
+          break;
+        }
+        const { own, bold } = elementFonts(element.font, custom.faces);
+        const metrics = own[0]!.font;
         const size = element.size ?? 14;
         const path = ['elements', i, 'text'];
         const { segments, unknown } = parseText(element.text);

@@ -20,6 +20,39 @@ export const FontName = Type.Union(
   },
 );
 
+// A design's own fonts are stored inline like images; the CLI inlines .ttf/.otf files named in it.
+const FontSource = Type.String({
+  pattern: '^data:font/(ttf|otf);base64,[A-Za-z0-9+/=]+$',
+  maxLength: 4 * 1024 * 1024,
+  description:
+    'data:font/ttf;base64,... or data:font/otf;base64,..., at most 4 MiB: a TrueType-outline font (a relative file path in a design file is inlined by the CLI)',
+});
+
+const CustomFontName = Type.String({
+  pattern: '^[a-z][a-z0-9-]{0,31}$',
+  description: 'Name that text elements give as `font`; not one of the bundled names',
+});
+
+export const DesignFont = Type.Object(
+  {
+    name: CustomFontName,
+    src: FontSource,
+    fallback: Type.Optional(
+      Type.Union(
+        [Type.Literal('sans'), Type.Literal('sans-bold'), Type.Literal('serif'), Type.Literal('serif-bold')],
+        {
+          description:
+            'Bundled font for the characters this font lacks (default sans); its weight picks the weight of the Noto fallbacks too',
+        },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "One of the design's own fonts, tried before the bundled ones",
+  },
+);
+
 export const TextElement = Type.Object(
   {
     type: Type.Literal('text'),
@@ -31,7 +64,12 @@ export const TextElement = Type.Object(
     minSize: Type.Optional(
       Type.Number({ minimum: 4, maximum: 200, description: 'Smallest size when shrinking to fit' }),
     ),
-    font: Type.Optional(FontName),
+    font: Type.Optional(
+      Type.Union([FontName, CustomFontName], {
+        description:
+          "A bundled font (sans, sans-bold, serif, serif-bold) or the name of one of the design's fonts",
+      }),
+    ),
     color: Type.Optional(Color),
     align: Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('center'), Type.Literal('right')])),
   },
@@ -103,6 +141,7 @@ export const Design = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    fonts: Type.Optional(Type.Array(DesignFont, { maxItems: 4 })),
     elements: Type.Array(Type.Union([TextElement, ImageElement, QrElement, RectElement]), { maxItems: 100 }),
   },
   { additionalProperties: false },
@@ -114,3 +153,4 @@ export type ImageElement = Static<typeof ImageElement>;
 export type QrElement = Static<typeof QrElement>;
 export type RectElement = Static<typeof RectElement>;
 export type TemplateField = Static<typeof TemplateField>;
+export type DesignFont = Static<typeof DesignFont>;

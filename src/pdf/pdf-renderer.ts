@@ -3,6 +3,8 @@ import { Piscina } from 'piscina';
 import { designFaces, fallbackFaceIds } from './font-catalog.js';
 import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
+import type { Design } from './design.schema.js';
+import { parseText, type ValueRef } from './placeholders.js';
 import type { RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
 
 export type { DataValue, RenderIssue, RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
@@ -31,7 +33,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
   });
   let closed = false;
   // One SharedArrayBuffer per template version (a few recent ones), handed to every task.
-  const designs = new Map<string, RenderTask['template'] & { texts: string; weights: boolean[] }>();
+  const designs = new Map<string, RenderTask['template'] & { texts: TextFonts[] }>();
   function sharedTemplate(template: RenderTemplate) {
     const key = `${template.id}\u0000${template.version}`;
     let shared = designs.get(key);
@@ -39,11 +41,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
       const bytes = new TextEncoder().encode(JSON.stringify(template.design));
       const design = new SharedArrayBuffer(bytes.length);
       new Uint8Array(design).set(bytes);
-      const texts = template.design.elements.flatMap((e) => (e.type === 'text' ? [e.text] : []));
-      const weights = [
-        ...new Set(template.design.elements.flatMap((e) => (e.type === 'text' ? [isBold(e.font)] : []))),
-      ];
-      shared = { id: template.id, version: template.version, design, texts: texts.join('\n'), weights };
+      shared = { id: template.id, version: template.version, design, texts: textFonts(template.design) };
       if (designs.size >= 16) designs.delete(designs.keys().next().value ?? '');
       designs.set(key, shared);
     }
@@ -55,7 +53,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
       if (closed) throw new Error('PDF renderer is closed');
       if (items.length === 0) return [];
       const shared = sharedTemplate(template);
-      const fonts = sharedFontBytes(fallbacksFor(shared, items));
+      const fonts = sharedFontBytes(fallbacksFor(shared.texts, items));
       const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
       const chunks: Promise<WorkerOutcome[]>[] = [];
       for (let start = 0; start < items.length; start += chunkSize) {
@@ -91,15 +89,49 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
   };
 }
 
-const isBold = (font: string | undefined): boolean => font?.endsWith('bold') ?? false;
+// What each text element needs to know to pick fallback fonts: its weight (a design font's weight
+// is its bundled fallback's), its literal text and the values it shows.
+interface TextFonts {
+  bold: boolean;
+  literal: string;
+  refs: ValueRef[];
+}
 
-// The fallback fonts the design's texts and the batch's values call for (see font-catalog.ts):
-// loaded here once per process and shared with the workers, which never read font files themselves.
-function fallbacksFor(template: { texts: string; weights: boolean[] }, items: RenderValues[]): string[] {
-  let text = template.texts;
-  for (const item of items) {
-    text += `\n${String(item.recipientName)}`;
-    for (const value of Object.values(item.data ?? {})) text += `\n${String(value)}`;
+function textFonts(design: Design): TextFonts[] {
+  const fallbackOf = new Map((design.fonts ?? []).map((f) => [f.name, f.fallback ?? 'sans']));
+  return design.elements.flatMap((e) => {
+    if (e.type !== 'text') return [];
+    const { segments } = parseText(e.text);
+    return [
+      {
+        bold: (fallbackOf.get(e.font ?? '') ?? e.font ?? 'sans').endsWith('bold'),
+        literal: segments.map((s) => ('literal' in s ? s.literal : '')).join(''),
+        refs: segments.flatMap((s) => ('ref' in s ? [s.ref] : [])),
+      },
+    ];
+  });
+}
+
+// The fallback fonts the batch's texts call for, each in the weight of the element that shows it
+// (see font-catalog.ts): loaded here once per process and shared with the workers.
+function fallbacksFor(texts: TextFonts[], items: RenderValues[]): string[] {
+  const ids = new Set<string>();
+  for (const { bold, literal, refs } of texts) {
+    let text = literal;
+    for (const ref of refs) {
+      if (ref.source === 'issuedAt') continue; // drawn as an English date
+      for (const item of items) text += `\n${String(shownValue(ref, item))}`;
+    }
+    for (const id of fallbackFaceIds(text, bold)) ids.add(id);
   }
-  return template.weights.flatMap((bold) => fallbackFaceIds(text, bold));
+  return [...ids];
+}
+
+function shownValue(ref: ValueRef, item: RenderValues): unknown {
+  if (ref.source === 'data') return item.data?.[ref.key] ?? '';
+  return ref.source === 'name'
+    ? item.recipientName
+    : ref.source === 'uniqueCode'
+      ? item.uniqueCode
+      : item.verificationUrl;
 }

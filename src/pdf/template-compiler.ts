@@ -1,5 +1,6 @@
 import type { Design } from './design.schema.js';
-import { designFont, fontChain, type Face, type FontName } from './fonts.js';
+import { designFontFaces, elementFonts } from './design-fonts.js';
+import { fontChain, type Face } from './fonts.js';
 import { decodeImage } from './images.js';
 import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
@@ -63,12 +64,6 @@ export interface CompiledTemplate {
   objectCount: number;
 }
 
-/** The fonts a text element of the design starts its chain with. */
-export function elementFonts(font: FontName | undefined): ElementFonts {
-  const name = font ?? 'sans';
-  return { own: [designFont(name)], bold: name.endsWith('bold') };
-}
-
 const CATALOG = 1;
 const PAGES = 2;
 const PAGE = 3;
@@ -79,6 +74,8 @@ const FIRST_IMAGE = 7;
 
 export function compileTemplate(design: Design): CompiledTemplate {
   const { width: pageWidth, height: pageHeight } = design.page;
+  const customFonts = designFontFaces(design);
+  if (customFonts.issues.length > 0) throw new Error('the design has fonts that cannot be used');
   const writer = new PdfWriter();
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
   let nextObject = FIRST_IMAGE;
@@ -154,7 +151,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           refs.set('verificationUrl', { ref: { source: 'verificationUrl' }, elements: [] });
         break;
       case 'text': {
-        const fontsOf = elementFonts(element.font);
+        const fontsOf = elementFonts(element.font, customFonts.faces);
         const box: TextBox = {
           x: element.x,
           y: element.y,
@@ -163,7 +160,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           minSize: element.minSize,
           align: element.align ?? 'left',
           color: element.color ?? '#000000',
-          metrics: fontsOf.own[fontsOf.own.length - 1]!.font,
+          metrics: fontsOf.own[0]!.font,
         };
         const { segments, unknown } = parseText(element.text);
         if (unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);

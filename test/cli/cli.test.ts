@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -345,6 +346,35 @@ describe('certsvc template', () => {
       assert.match(text, /Certificate of Completion/);
       assert.match(text, /Zoë Ångström/); // the sample recipient
       assert.match(text, /Course title/); // the field label stands in for data.course
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  it('template preview shows a design with its own font file, inlined from beside the design', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'certsvc-preview-font-'));
+    try {
+      const fontDir = path.join(
+        path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')),
+        'ttf',
+      );
+      await copyFile(path.join(fontDir, 'DejaVuSansMono.ttf'), path.join(dir, 'brand.ttf'));
+      const design = JSON.parse(await readFile(DESIGN, 'utf8')) as {
+        fonts?: unknown;
+        elements: { type: string; font?: string }[];
+      };
+      design.fonts = [{ name: 'brand', src: 'brand.ttf', fallback: 'serif-bold' }];
+      for (const element of design.elements) if (element.type === 'text') element.font = 'brand';
+      await writeFile(path.join(dir, 'design.json'), JSON.stringify(design));
+      const out = path.join(dir, 'preview.pdf');
+      ok(
+        await certsvc('template', 'preview', '--file', path.join(dir, 'design.json'), '--out', out),
+        'template preview',
+      );
+      const { stdout: fonts } = await execFileP('pdffonts', [out]);
+      assert.match(fonts, /\+DejaVuSansMono /);
+      assert.doesNotMatch(fonts, /DejaVuSerif/, 'every text is in the design font');
+      const { stdout: text } = await execFileP('pdftotext', ['-enc', 'UTF-8', out, '-']);
+      assert.match(text, /Zoë Ångström/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import type { Design } from './design.schema.js';
+import { designFont, fontNames, makeFace, type Face, type FontName } from './fonts.js';
+import type { RenderIssue } from './render-types.js';
+
+// A design's own fonts (`fonts` in the design): parsed once per template and thread, tried before
+// the bundled fonts by the text elements that name them.
+
+export interface DesignFontFace {
+  face: Face;
+  fallback: FontName;
+}
+
+const dataUrl = /^data:font\/(ttf|otf);base64,([A-Za-z0-9+/=]+)$/;
+
+/** The design's fonts by name, and what is wrong with any of them (issue paths in the design). */
+export function designFontFaces(design: Design): {
+  faces: Map<string, DesignFontFace>;
+  issues: RenderIssue[];
+} {
+  const faces = new Map<string, DesignFontFace>();
+  const issues: RenderIssue[] = [];
+  (design.fonts ?? []).forEach((font, i) => {
+    if ((fontNames as readonly string[]).includes(font.name)) {
+      issues.push({
+        path: ['fonts', i, 'name'],
+        message: `is the name of a bundled font (${fontNames.join(', ')})`,
+      });
+      return;
+    }
+    if (faces.has(font.name)) {
+      issues.push({ path: ['fonts', i, 'name'], message: `"${font.name}" is declared twice` });
+      return;
+    }
+    const base64 = dataUrl.exec(font.src)?.[2];
+    if (!base64) {
+      issues.push({
+        path: ['fonts', i, 'src'],
+        message: 'is not a data:font/ttf or data:font/otf base64 URL',
+      });
+      return;
+    }
+    const fallback = font.fallback ?? 'sans';
+    const id = `custom-${createHash('sha256').update(base64).digest('hex').slice(0, 12)}`;
+    try {
+      const face = makeFace(id, Buffer.from(base64, 'base64'), {
+        shape: true,
+        serif: fallback.startsWith('serif'),
+        bold: fallback.endsWith('bold'),
+      });
+      faces.set(font.name, { face, fallback });
+    } catch (err) {
+      issues.push({ path: ['fonts', i, 'src'], message: fontProblem(err) });
+    }
+  });
+  return { faces, issues };
+}
+
+function fontProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/no (glyf|loca) table/.test(message)) {
+    return 'has PostScript (CFF) outlines: only fonts with TrueType outlines can be embedded (convert it to TTF)';
+  }
+  return `is not a usable TrueType/OpenType font (${message})`;
+}
+
+/** The fonts a text element draws with first, before the fallbacks its text calls for. */
+export function elementFonts(
+  font: string | undefined,
+  custom: ReadonlyMap<string, DesignFontFace>,
+): { own: Face[]; bold: boolean } {
+  const mine = font === undefined ? undefined : custom.get(font);
+  const name: FontName = mine ? mine.fallback : ((font ?? 'sans') as FontName);
+  const bundled = designFont(name);
+  return { own: mine ? [mine.face, bundled] : [bundled], bold: name.endsWith('bold') };
+}
