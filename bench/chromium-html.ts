@@ -1,26 +1,49 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { createReadStream } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import QRCode from 'qrcode';
+import {
+  allBundledFaces,
+  bundledFacePath,
+  designFaces,
+  fallbackFaceIds,
+  type FontName,
+} from '../src/pdf/font-catalog.js';
 import type { Design } from '../src/pdf/design.schema.js';
 import type { RenderValues } from '../src/pdf/pdf-renderer.js';
 
-// The same design as HTML/CSS, for the usual HTML-to-PDF way (headless Chromium page.pdf()).
+// The same design as HTML/CSS, for the usual HTML-to-PDF way (headless Chromium page.pdf()), with
+// the same fonts: each bundled font is a web font named by its id, and every text lists the design
+// font then the fallbacks its text calls for, as the renderer's chain does (font-catalog.ts).
 
-const require = createRequire(import.meta.url);
-const fontDir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-const FONT_FILES: Record<string, string> = {
-  sans: 'DejaVuSans.ttf',
-  'sans-bold': 'DejaVuSans-Bold.ttf',
-  serif: 'DejaVuSerif.ttf',
-  'serif-bold': 'DejaVuSerif-Bold.ttf',
-};
-const fontFaces = Object.entries(FONT_FILES)
-  .map(
-    ([name, file]) =>
-      `@font-face{font-family:"${name}";src:url(data:font/ttf;base64,${readFileSync(path.join(fontDir, file)).toString('base64')})}`,
-  )
+/** Serves the page shell at / and the bundled fonts at /fonts/<id>.ttf on loopback. */
+export async function startFontServer(design: Design): Promise<{ url: string; close(): Promise<void> }> {
+  const faces = new Map(allBundledFaces.map((f) => [`/fonts/${f.id}.ttf`, bundledFacePath(f)]));
+  const server = http.createServer((req, res) => {
+    const file = faces.get(req.url ?? '');
+    if (file) {
+      res.writeHead(200, { 'content-type': 'font/ttf', 'cache-control': 'max-age=3600' });
+      createReadStream(file).pipe(res);
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(shellHtml(design));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const fontFaces = allBundledFaces
+  .map((f) => `@font-face{font-family:"${f.id}";src:url(/fonts/${f.id}.ttf) format("truetype")}`)
   .join('\n');
+
+function fontFamily(font: FontName, text: string): string {
+  const ids = [designFaces[font].id, ...fallbackFaceIds(text, font.endsWith('bold'))];
+  return ids.map((id) => `'${id}'`).join(',');
+}
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -36,7 +59,7 @@ function fill(text: string, v: RenderValues): string {
 }
 
 // The page shell with fonts, loaded once; then each document replaces only the page's content.
-export function shellHtml(design: Design): string {
+function shellHtml(design: Design): string {
   const bg = design.background?.color ?? '#fff';
   return `<!doctype html><html><head><meta charset="utf-8"><style>${fontFaces}
 @page{size:${design.page.width}pt ${design.page.height}pt;margin:0}
@@ -52,7 +75,7 @@ export async function designToHtml(design: Design, v: RenderValues): Promise<str
     const box = `position:absolute;left:${e.x}pt;top:${e.y}pt;`;
     if (e.type === 'text') {
       parts.push(
-        `<div style="${box}width:${e.width}pt;font-family:'${e.font ?? 'sans'}';font-size:${e.size ?? 14}pt;color:${e.color ?? '#000'};text-align:${e.align ?? 'left'};white-space:nowrap">${esc(fill(String(e.text), v))}</div>`,
+        `<div style="${box}width:${e.width}pt;font-family:${fontFamily((e.font ?? 'sans') as FontName, fill(String(e.text), v))};font-size:${e.size ?? 14}pt;color:${e.color ?? '#000'};text-align:${e.align ?? 'left'};white-space:nowrap">${esc(fill(String(e.text), v))}</div>`,
       );
     } else if (e.type === 'image') {
       parts.push(`<img style="${box}width:${e.width}pt;height:${e.height}pt" src="${e.src}">`);
