@@ -18,6 +18,7 @@ import { verifyRoutes } from './modules/verify/verify.routes.js';
 import { renderErrorPage, VERIFY_PAGE_HEADERS } from './modules/verify/verify.page.js';
 import { emailsRoutes } from './modules/emails/emails.routes.js';
 import { EmailSend } from './modules/emails/emails.schemas.js';
+import { dashboardPlugin } from './modules/dashboard/dashboard.plugin.js';
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
@@ -116,6 +117,13 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   emailsRoutes(app, deps.services.emails, deps.db);
   verifyRoutes(app, deps.services.verify);
   openapiRoutes(app);
+  await app.register(dashboardPlugin, {
+    prefix: '/dashboard',
+    db: deps.db,
+    services: deps.services,
+    rateLimitStore: deps.rateLimitStore,
+    now: deps.now,
+  });
 
   await app.ready();
   return app;

@@ -15,6 +15,7 @@ export interface Deps {
   db: Db;
   rateLimitStore: RateLimitStore;
   services: Services;
+  now: () => Date;
   close(): Promise<void>;
 }
 
@@ -63,6 +64,7 @@ export async function createDeps(
     db,
     rateLimitStore,
     services,
+    now,
     async close() {
       await services.close();
       await rateLimitStore.close();

@@ -1,5 +1,6 @@
 import { createApp } from '../app.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
+import { purgeExpiredSessions } from '../modules/dashboard/sessions.repository.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { createDemo, demoLines, type DemoResult } from './demo.js';
@@ -36,7 +37,12 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     if (!opts.json) opts.io.out(`certsvc listening on ${url} (public base URL ${config.publicBaseUrl})`);
     stops.push(() => app.close());
     const purge = () =>
-      purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+      Promise.all([
+        purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed')),
+        purgeExpiredSessions(deps.db, deps.now()).catch((err) =>
+          logger.warn({ err }, 'session purge failed'),
+        ),
+      ]);
     void purge();
     const timer = setInterval(purge, 3_600_000);
     timer.unref();

@@ -50,3 +50,36 @@ export async function countAccounts(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
   return rows[0]!.n;
 }
+
+export interface EntitlementRow {
+  plan: string;
+  api_access: boolean;
+  plan_email_delivery: boolean;
+  monthly_limit: number;
+  contract_id: string | null;
+  contract_email_delivery: boolean | null;
+}
+
+// What the account may do right now: its plan and its active partner contract, if any (the same
+// rules as key authentication, for callers without a key: the dashboard).
+export async function findEntitlement(
+  db: Queryable,
+  accountId: string,
+  now: Date,
+): Promise<EntitlementRow | undefined> {
+  const { rows } = await db.query<EntitlementRow>(
+    `SELECT a.plan, p.api_access, p.email_delivery AS plan_email_delivery,
+            COALESCE(a.monthly_limit, p.monthly_limit) AS monthly_limit,
+            c.id AS contract_id, c.email_delivery AS contract_email_delivery
+       FROM accounts a
+       JOIN plans p ON p.name = a.plan
+       LEFT JOIN LATERAL (
+         SELECT id, email_delivery FROM contracts
+          WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
+          ORDER BY starts_at DESC LIMIT 1
+       ) c ON true
+      WHERE a.id = $1`,
+    [accountId, now],
+  );
+  return rows[0];
+}

@@ -2,6 +2,8 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
+import type { Principal } from '../../platform/principal.js';
+import { SCOPES } from '../api-keys/key-format.js';
 import * as repo from './accounts.repository.js';
 
 export interface AccountView {
@@ -22,7 +24,7 @@ function view(row: repo.AccountRow): AccountView {
   };
 }
 
-export function createAccountsService(deps: { db: Db; config: Config }) {
+export function createAccountsService(deps: { db: Db; config: Config; now: () => Date }) {
   const { db } = deps;
   const planNames = deps.config.plans.map((p) => p.name);
 
@@ -59,6 +61,24 @@ export function createAccountsService(deps: { db: Db; config: Config }) {
       const row = await repo.updatePlan(db, id, checkPlan(plan));
       if (!row) throw new NotFoundError('Account');
       return view(row);
+    },
+
+    // The account as a caller without a key (a dashboard user) acts for it: every scope, and the
+    // plan's or the contract's quota and email delivery, read now, as key authentication reads them.
+    async actingPrincipal(accountId: string, actor: string): Promise<Principal> {
+      const row = await repo.findEntitlement(db, accountId, deps.now());
+      if (!row) throw new NotFoundError('Account');
+      const partner = row.contract_id !== null;
+      return {
+        keyId: actor,
+        accountId,
+        scopes: [...SCOPES],
+        plan: row.plan,
+        entitled: row.api_access || partner,
+        partner,
+        emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
+        monthlyLimit: partner ? null : row.monthly_limit,
+      };
     },
 
     async get(id: string): Promise<AccountView> {

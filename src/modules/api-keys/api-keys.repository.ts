@@ -45,10 +45,16 @@ export async function listKeys(db: Queryable, accountId: string): Promise<ApiKey
   return rows;
 }
 
-export async function revokeKey(db: Queryable, keyId: string): Promise<ApiKeyRow | undefined> {
+// With an account id, only that account's key (the dashboard); without, any (the operator's CLI).
+export async function revokeKey(
+  db: Queryable,
+  keyId: string,
+  accountId?: string,
+): Promise<ApiKeyRow | undefined> {
   const { rows } = await db.query<ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-    [keyId],
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+      WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING ${COLUMNS}`,
+    [keyId, accountId ?? null],
   );
   return rows[0];
 }

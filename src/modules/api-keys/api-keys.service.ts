@@ -78,8 +78,9 @@ export function createApiKeysService(deps: { db: Db; now: () => Date }) {
       return (await repo.listKeys(db, accountId)).map(view);
     },
 
-    async revoke(keyId: string): Promise<ApiKeyView> {
-      const row = await repo.revokeKey(db, keyId);
+    // accountId scopes the revocation to one account's keys: another account's key is not found.
+    async revoke(keyId: string, accountId?: string): Promise<ApiKeyView> {
+      const row = await repo.revokeKey(db, keyId, accountId);
       if (!row) throw new NotFoundError('API key');
       return view(row);
     },

@@ -4,7 +4,8 @@ import { uuidv7 } from '../../platform/ids.js';
 import { compileBodyValidator } from '../../platform/http/validation.js';
 import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
-import { generatePassword, hashPassword } from './password.js';
+import { generatePassword, hashPassword, verifyPassword } from './password.js';
+import { findUserByEmail, findUserById } from './users.repository.js';
 
 export interface UserView {
   id: string;
@@ -15,6 +16,14 @@ export interface UserView {
 
 const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: 254 }));
 export const MIN_PASSWORD_LENGTH = 12;
+
+// Compared against when the email is unknown, so that an unknown email costs as long as a wrong password.
+let dummyHash: Promise<string> | undefined;
+const DUMMY_HASH = () => (dummyHash ??= hashPassword('certsvc-no-such-user'));
+
+function userView(row: { id: string; account_id: string; email: string; created_at: Date }): UserView {
+  return { id: row.id, accountId: row.account_id, email: row.email, createdAt: row.created_at.toISOString() };
+}
 
 // Dashboard users (sign-in comes with the dashboard). Emails are unique across accounts, case-insensitively.
 export function createUsersService(deps: { db: Db }) {
@@ -45,14 +54,20 @@ export function createUsersService(deps: { db: Db }) {
           if (err.code === '23505') throw new ConflictError(`A user with the email ${email} already exists`);
           throw err;
         });
-      const row = rows[0]!;
-      const user: UserView = {
-        id: row.id,
-        accountId: row.account_id,
-        email: row.email,
-        createdAt: row.created_at.toISOString(),
-      };
+      const user = userView(rows[0]!);
       return { user, generatedPassword: input.password === undefined ? password : undefined };
+    },
+
+    // The user whose email and password these are, or undefined (unknown email or wrong password alike).
+    async authenticate(email: string, password: string): Promise<UserView | undefined> {
+      const row = await findUserByEmail(deps.db, email.trim().toLowerCase());
+      const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH()));
+      return row && ok ? userView(row) : undefined;
+    },
+
+    async get(id: string): Promise<UserView | undefined> {
+      const row = await findUserById(deps.db, id);
+      return row ? userView(row) : undefined;
     },
   };
 }

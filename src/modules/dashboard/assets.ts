@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
+
+// The dashboard's one stylesheet and one script, served from the service itself so that the pages'
+// Content-Security-Policy allows 'self' and nothing inline. The URLs carry a digest of the content:
+// they are cached for a year and change whenever the content does.
+
+const CSS = `
+${nameFontFaces('/verify/fonts/')}
+*,*::before,*::after{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+body{margin:0;background:#f4f6f8;color:#1c2430;font:16px/1.5 ${FONT_STACK}}
+a{color:#1849a9}
+a:hover{color:#102a73}
+:focus-visible{outline:3px solid #2e6be6;outline-offset:2px}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+.skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:10}
+.skip:focus{left:.5rem;top:.5rem}
+header.top{background:#14213d;color:#fff}
+header.top .bar{max-width:72rem;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.25rem}
+header.top .brand{font-weight:700;font-size:1.1rem;color:#fff;text-decoration:none;margin-right:auto}
+header.top nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
+header.top nav a{display:block;color:#e6ecf7;text-decoration:none;padding:.45rem .7rem;border-radius:8px}
+header.top nav a:hover{background:#22335c;color:#fff}
+header.top nav a[aria-current=page]{background:#fff;color:#14213d;font-weight:600}
+header.top .who{display:flex;align-items:center;gap:.6rem;font-size:.9rem;color:#c9d3e6}
+header.top .who form{margin:0}
+header.top .who button{background:transparent;color:#fff;border:1px solid #8393b5;padding:.3rem .7rem}
+main{max-width:72rem;margin:0 auto;padding:1.25rem 1rem 3rem}
+h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
+h2{font-size:1.2rem;margin:0 0 .75rem}
+.card{background:#fff;border:1px solid #dde2ea;border-radius:12px;padding:1.1rem 1.2rem;margin-bottom:1.1rem}
+.muted{color:#526077}
+.small{font-size:.88rem}
+.grid{display:grid;gap:.75rem;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr))}
+.stat{background:#fff;border:1px solid #dde2ea;border-radius:12px;padding:1rem 1.2rem}
+.stat dt{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#526077}
+.stat dd{margin:.2rem 0 0;font-size:1.6rem;font-weight:700}
+.meter{height:.6rem;background:#e4e8ef;border-radius:99px;overflow:hidden;margin-top:.6rem}
+.meter span{display:block;height:100%;background:#2e6be6}
+${Array.from({ length: 21 }, (_, i) => `.meter .w${i * 5}{width:${i * 5}%}`).join('')}
+label{display:block;font-weight:600;margin:.8rem 0 .25rem}
+.hint{display:block;font-weight:400;font-size:.88rem;color:#526077}
+input[type=text],input[type=email],input[type=password],input[type=search],select,textarea{width:100%;max-width:32rem;font:inherit;padding:.55rem .7rem;border:1px solid #8a96a8;border-radius:8px;background:#fff;color:inherit}
+textarea{min-height:5rem}
+fieldset{border:1px solid #dde2ea;border-radius:10px;margin:.8rem 0;padding:.6rem 1rem .8rem;max-width:32rem}
+legend{font-weight:600;padding:0 .3rem}
+.check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.35rem 0}
+.check input{width:1.15rem;height:1.15rem}
+button,.button{display:inline-block;font:inherit;font-weight:600;padding:.55rem 1rem;border-radius:8px;border:1px solid #1849a9;background:#1849a9;color:#fff;cursor:pointer;text-decoration:none;line-height:1.4}
+button:hover,.button:hover{background:#102a73;color:#fff}
+button.secondary,.button.secondary{background:#fff;color:#1849a9}
+button.secondary:hover,.button.secondary:hover{background:#eef3ff;color:#102a73}
+button.danger{background:#b42318;border-color:#b42318}
+button.danger:hover{background:#8a1a12}
+.actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center;margin-top:1rem}
+.notice{border-radius:10px;padding:.8rem 1rem;margin-bottom:1rem;border:1px solid}
+.notice.ok{background:#ecfdf3;border-color:#75e0a7;color:#05603a}
+.notice.error{background:#fef3f2;border-color:#fda29b;color:#912018}
+.notice.warn{background:#fffaeb;border-color:#fec84b;color:#7a2e0e}
+.newkey{background:#fffaeb;border:2px solid #f79009;border-radius:12px;padding:1rem 1.2rem;margin-bottom:1.1rem}
+.newkey code{display:block;font-size:1rem;padding:.6rem .7rem;margin:.5rem 0;background:#fff;border:1px solid #dde2ea;border-radius:8px;word-break:break-all;user-select:all}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em}
+.table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch}
+table{width:100%;border-collapse:collapse;background:#fff}
+th,td{text-align:start;padding:.55rem .6rem;border-bottom:1px solid #e4e8ef;vertical-align:top}
+th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:#526077;white-space:nowrap}
+td.num{text-align:end;font-variant-numeric:tabular-nums}
+.badge{display:inline-block;padding:.1rem .55rem;border-radius:99px;font-size:.82rem;font-weight:600;white-space:nowrap}
+.badge.Issued,.badge.sent,.badge.created,.badge.active{background:#dcfae6;color:#05603a}
+.badge.Revoked,.badge.failed,.badge.revoked{background:#fee4e2;color:#912018}
+.badge.Draft,.badge.queued,.badge.sending{background:#eaecf0;color:#344054}
+.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
+.filters label{margin:0 0 .25rem}
+.filters div{flex:1 1 12rem}
+.pager{display:flex;gap:.6rem;align-items:center;justify-content:space-between;margin-top:.8rem;flex-wrap:wrap}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}
+dl.facts dt{color:#526077}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.preview{width:100%;aspect-ratio:1.414;border:1px solid #dde2ea;border-radius:8px;background:#fff;display:block}
+.preview.portrait{aspect-ratio:.707;max-width:28rem}
+.templates{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(20rem,1fr))}
+.signin{max-width:26rem;margin:3rem auto}
+.name{overflow-wrap:anywhere}
+@media (max-width:40rem){h1{font-size:1.35rem}header.top .who span{display:none}th.opt,td.opt{display:none}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}
+`;
+
+// Copies the text of the element named by data-copy (the new API key) and says so.
+function client(): void {
+  document.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((button) => {
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      const source = document.getElementById(button.dataset.copy ?? '');
+      const status = document.getElementById(button.dataset.status ?? '');
+      if (!source) return;
+      navigator.clipboard.writeText(source.textContent ?? '').then(
+        () => status && (status.textContent = 'Copied to the clipboard.'),
+        () => status && (status.textContent = 'Copy failed: select the key and copy it by hand.'),
+      );
+    });
+  });
+}
+
+const JS = `(${client.toString()})();`;
+
+function versioned(body: string) {
+  return { body, version: createHash('sha256').update(body).digest('hex').slice(0, 16) };
+}
+
+export const DASHBOARD_CSS = versioned(CSS);
+export const DASHBOARD_JS = versioned(JS);

@@ -1,0 +1,153 @@
+import * as tag from 'escape-html-template-tag';
+import { formatDateUtc } from '../verify/verify.page.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+
+// Every page is built with the `html` tag: each interpolated value is escaped unless it is itself
+// an `html` fragment. Values people typed (names, template names, reasons) are shown in `typed()`,
+// which isolates them in their own direction (dir="auto"), so a right-to-left name reads right.
+
+// The package's typings describe a CommonJS default export; Node loads its ES module build.
+export const html = tag.default as unknown as (
+  parts: TemplateStringsArray,
+  ...subs: unknown[]
+) => tag.HtmlSafeString;
+export const safe = tag.safe;
+export type Html = tag.HtmlSafeString;
+
+export const EMPTY: Html = html``;
+
+export function when(condition: unknown, fragment: () => Html): Html {
+  return condition ? fragment() : EMPTY;
+}
+
+export function typed(value: string | null | undefined, tag: 'span' | 'bdi' = 'bdi'): Html {
+  return tag === 'bdi' ? html`<bdi>${value ?? ''}</bdi>` : html`<span dir="auto">${value ?? ''}</span>`;
+}
+
+export function dateTime(iso: string | null | undefined): Html {
+  if (!iso) return html`<span class="muted">never</span>`;
+  const shown = `${formatDateUtc(iso)}, ${iso.slice(11, 16)} UTC`;
+  return html`<time datetime="${iso}">${shown}</time>`;
+}
+
+export function date(iso: string): Html {
+  return html`<time datetime="${iso}">${formatDateUtc(iso)}</time>`;
+}
+
+// The CSRF token of the session, in every state-changing form.
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}" />`;
+}
+
+export interface Flash {
+  kind: 'ok' | 'error' | 'warn';
+  text: string;
+}
+
+export function notice(flash: Flash | undefined): Html {
+  if (!flash) return EMPTY;
+  const role = flash.kind === 'error' ? 'alert' : 'status';
+  return html`<div class="notice ${flash.kind}" role="${role}">${flash.text}</div>`;
+}
+
+export interface PageFrame {
+  title: string;
+  // The nav entry of this page, for aria-current; undefined for pages outside the nav.
+  section?: 'home' | 'certificates' | 'templates' | 'api-keys';
+  user?: { email: string; accountName: string; csrf: string };
+  body: Html;
+}
+
+const NAV: { id: PageFrame['section']; href: string; label: string }[] = [
+  { id: 'home', href: '/dashboard', label: 'Home' },
+  { id: 'certificates', href: '/dashboard/certificates', label: 'Certificates' },
+  { id: 'templates', href: '/dashboard/templates', label: 'Templates' },
+  { id: 'api-keys', href: '/dashboard/settings/api-keys', label: 'Settings: API keys' },
+];
+
+function header(frame: PageFrame): Html {
+  if (!frame.user) {
+    return html`<header class="top">
+      <div class="bar"><span class="brand">certsvc</span></div>
+    </header>`;
+  }
+  const links = NAV.map(
+    (n) =>
+      html`<li>
+        <a href="${n.href}" ${safe(n.id === frame.section ? ' aria-current="page"' : '')}>${n.label}</a>
+      </li>`,
+  );
+  return html`<header class="top">
+    <div class="bar">
+      <a class="brand" href="/dashboard">certsvc</a>
+      <nav aria-label="Dashboard">
+        <ul>
+          ${links}
+        </ul>
+      </nav>
+      <div class="who">
+        <span><bdi>${frame.user.accountName}</bdi> · ${frame.user.email}</span>
+        <form method="post" action="/dashboard/sign-out">
+          ${csrfField(frame.user.csrf)}<button type="submit">Sign out</button>
+        </form>
+      </div>
+    </div>
+  </header>`;
+}
+
+export function page(frame: PageFrame): string {
+  return String(
+    html`<!doctype html>
+      <html lang="en" dir="ltr">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="robots" content="noindex" />
+          <meta name="referrer" content="same-origin" />
+          <title>${frame.title} · certsvc dashboard</title>
+          <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${DASHBOARD_CSS.version}" />
+          <script src="/dashboard/assets/dashboard.js?v=${DASHBOARD_JS.version}" defer></script>
+        </head>
+        <body>
+          <a class="skip" href="#main">Skip to content</a>
+          ${header(frame)}
+          <main id="main" tabindex="-1">${frame.body}</main>
+        </body>
+      </html> `,
+  );
+}
+
+// Every dashboard answer: nothing inline, nothing from elsewhere; PDFs may be framed by the
+// dashboard's own pages only.
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "script-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "frame-src 'self'",
+  "connect-src 'none'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const DASHBOARD_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': DASHBOARD_CSP,
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+  'X-Frame-Options': 'DENY',
+};
+
+export function errorPage(status: number, message: string, signedIn: boolean): string {
+  const title =
+    status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : 'This page cannot be shown';
+  return page({
+    title,
+    body: html`<h1>${title}</h1>
+      <div class="card">
+        <p id="error-message">${message}</p>
+        <p><a href="/dashboard">${signedIn ? 'Back to the dashboard' : 'Go to sign-in'}</a></p>
+      </div>`,
+  });
+}

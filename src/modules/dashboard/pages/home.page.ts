@@ -1,0 +1,65 @@
+import type { UsageView } from '../../usage/usage.service.js';
+import { date, html, notice, page, type Flash } from '../html.js';
+import type { userFrame } from '../session.js';
+
+function number(n: number | null): string {
+  return n === null ? 'No limit' : n.toLocaleString('en-US');
+}
+
+export function homePage(opts: {
+  user: ReturnType<typeof userFrame>;
+  flash?: Flash;
+  usage: UsageView;
+  templateCount: number;
+}): string {
+  const { certificates: c, tier } = opts.usage;
+  const share = c.limit ? Math.min(100, Math.round((c.used / c.limit) * 100)) : 0;
+  const meter =
+    c.limit === null
+      ? html`<p class="muted small">Partner contract: the quota is contractual.</p>`
+      : html`<div class="meter" role="img" aria-label="${share}% of the monthly quota used">
+          <span class="w${Math.round(share / 5) * 5}"></span>
+        </div>`;
+  return page({
+    title: 'Home',
+    section: 'home',
+    user: opts.user,
+    body: html`<h1>Welcome, <bdi>${opts.user.accountName}</bdi></h1>
+      ${notice(opts.flash)}
+      <section class="card" aria-labelledby="usage-title" id="usage">
+        <h2 id="usage-title">Usage this month</h2>
+        <dl class="grid">
+          <div class="stat">
+            <dt>Plan</dt>
+            <dd id="usage-plan">${tier}</dd>
+          </div>
+          <div class="stat">
+            <dt>Used</dt>
+            <dd id="usage-used">${number(c.used)}</dd>
+          </div>
+          <div class="stat">
+            <dt>Limit</dt>
+            <dd id="usage-limit">${number(c.limit)}</dd>
+          </div>
+          <div class="stat">
+            <dt>Remaining</dt>
+            <dd id="usage-remaining">${number(c.remaining)}</dd>
+          </div>
+          <div class="stat">
+            <dt>Resets on</dt>
+            <dd id="usage-reset">${date(c.resetAt)}</dd>
+          </div>
+        </dl>
+        ${meter}
+      </section>
+      <section class="card">
+        <h2>Get started</h2>
+        <div class="actions">
+          <a class="button" href="/dashboard/certificates/new">Issue a certificate</a>
+          <a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
+          <a class="button secondary" href="/dashboard/templates">Templates (${opts.templateCount})</a>
+          <a class="button secondary" href="/dashboard/settings/api-keys">API keys</a>
+        </div>
+      </section>`,
+  });
+}

@@ -1,0 +1,89 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/principal.js';
+import type { Services } from '../../services.js';
+import type { Flash } from './html.js';
+import type { RowResult } from './csv-batch.js';
+
+// A session ends after IDLE_MS without a request, and at the latest ABSOLUTE_MS after sign-in.
+export const IDLE_MS = 2 * 60 * 60 * 1000;
+export const ABSOLUTE_MS = 12 * 60 * 60 * 1000;
+
+declare module 'fastify' {
+  interface Session {
+    userId?: string;
+    signedInAt?: number;
+    // Shown once on the next page, then deleted.
+    flash?: Flash;
+    // The full key of a key just created: shown once on the next page, then deleted from the session.
+    newKey?: { id: string; key: string; name: string | null };
+    // The per-row results of the last CSV upload, for its page and its CSV download.
+    batch?: { templateName: string; created: number; failed: number; results: RowResult[] };
+  }
+  interface FastifyRequest {
+    signedIn?: SignedIn;
+  }
+}
+
+export interface SignedIn {
+  user: { id: string; email: string; accountId: string };
+  accountName: string;
+  principal: Principal;
+}
+
+// The signed-in user of the request, read once per request; undefined when signed out, when the
+// session has outlived ABSOLUTE_MS, or when the user no longer exists.
+export async function loadSignedIn(
+  request: FastifyRequest,
+  deps: { services: Services; now: () => Date },
+): Promise<SignedIn | undefined> {
+  if (request.signedIn) return request.signedIn;
+  const s = request.session;
+  if (!s?.userId || !s.signedInAt) return undefined;
+  if (deps.now().getTime() - s.signedInAt > ABSOLUTE_MS) {
+    await s.destroy();
+    return undefined;
+  }
+  const user = await deps.services.users.get(s.userId);
+  if (!user) {
+    await s.destroy();
+    return undefined;
+  }
+  const account = await deps.services.accounts.get(user.accountId);
+  request.signedIn = {
+    user: { id: user.id, email: user.email, accountId: user.accountId },
+    accountName: account.name,
+    principal: await deps.services.accounts.actingPrincipal(user.accountId, `user:${user.id}`),
+  };
+  return request.signedIn;
+}
+
+// preHandler of every page but sign-in: a signed-out request goes to the sign-in page.
+export function requireSignIn(deps: { services: Services; now: () => Date }) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!(await loadSignedIn(request, deps))) return reply.redirect('/dashboard', 303);
+  };
+}
+
+export function signedIn(request: FastifyRequest): SignedIn {
+  return request.signedIn!;
+}
+
+// The frame of a page for the signed-in user, with a CSRF token for its forms.
+export function userFrame(request: FastifyRequest, reply: FastifyReply) {
+  const s = signedIn(request);
+  return { email: s.user.email, accountName: s.accountName, csrf: reply.generateCsrf() };
+}
+
+export function takeFlash(request: FastifyRequest): Flash | undefined {
+  const flash = request.session.flash;
+  if (flash) delete request.session.flash;
+  return flash;
+}
+
+export function setFlash(request: FastifyRequest, flash: Flash) {
+  request.session.flash = flash;
+}
+
+export function html(reply: FastifyReply, body: string, status = 200) {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
