@@ -79,7 +79,7 @@ dl.facts dt{color:#526077}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .preview{width:100%;aspect-ratio:1.414;border:1px solid #dde2ea;border-radius:8px;background:#fff;display:block}
 .preview.portrait{aspect-ratio:.707;max-width:28rem}
-.templates{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(20rem,1fr))}
+.templates{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(min(100%,30rem),1fr))}
 .signin{max-width:26rem;margin:3rem auto}
 .name{overflow-wrap:anywhere}
 @media (max-width:40rem){h1{font-size:1.35rem}header.top .who span{display:none}th.opt,td.opt{display:none}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}

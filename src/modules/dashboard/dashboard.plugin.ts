@@ -10,10 +10,12 @@ import type { RateLimitStore } from '../../platform/rate-limit/rate-limit.store.
 import type { Services } from '../../services.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { authRoutes } from './auth.routes.js';
+import { certificatesPages } from './certificates.routes.js';
 import { DASHBOARD_HEADERS, errorPage } from './html.js';
 import { keysRoutes } from './keys.routes.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
+import { templatesPages } from './templates.routes.js';
 
 export interface DashboardDeps {
   db: Db;
@@ -132,4 +134,6 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
 
   authRoutes(app, deps);
   keysRoutes(app, deps);
+  templatesPages(app, deps);
+  certificatesPages(app, deps);
 }

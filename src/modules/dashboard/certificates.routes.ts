@@ -1,0 +1,273 @@
+import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError, ValidationError } from '../../platform/errors.js';
+import { compileBodyValidator } from '../../platform/http/validation.js';
+import { plainTextProblem } from '../../platform/text.js';
+import type { CertificateStatus } from '../certificates/certificates.repository.js';
+import { parseRecipientsCsv, resultsCsv, rowResults } from './csv-batch.js';
+import type { DashboardDeps } from './dashboard.plugin.js';
+import { pathId } from './keys.routes.js';
+import { certificatePage, certificatesPage, PER_PAGE } from './pages/certificates.page.js';
+import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
+import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+
+const STATUSES: CertificateStatus[] = ['Issued', 'Revoked', 'Draft'];
+const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: 254 }));
+
+function form(request: FastifyRequest): Record<string, string> {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (typeof v === 'string') out[k] = v;
+    else if (v && typeof v === 'object' && (v as MultipartValue).type === 'field')
+      out[k] = String((v as MultipartValue).value);
+  }
+  return out;
+}
+
+function positive(value: unknown): number {
+  const n = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : 1;
+  return n >= 1 ? n : 1;
+}
+
+export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
+  const { certificates, emails, issue, templates } = deps.services;
+  const signIn = requireSignIn(deps);
+  const templateList = (accountId: string) =>
+    templates.list(accountId, { page: 1, perPage: 100 }).then((p) => p.data);
+  const templateOf = async (accountId: string, id: string | undefined) =>
+    id && /^[0-9a-f-]{36}$/i.test(id)
+      ? templates.get(accountId, id.toLowerCase()).catch(() => undefined)
+      : undefined;
+
+  app.get('/certificates', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const query = request.query as Record<string, string | undefined>;
+    const status = STATUSES.find((s) => s === query.status);
+    const search = (query.q ?? '').trim().slice(0, 200);
+    const input = {
+      status,
+      page: positive(query.page),
+      perPage: PER_PAGE,
+      // A search with an @ is an email address; anything else looks in the recipients' names.
+      ...(search.includes('@') ? { recipientEmail: search } : search ? { q: search } : {}),
+    };
+    const list = await certificates.list(accountId, input);
+    return send(
+      reply,
+      certificatesPage({ user: userFrame(request, reply), flash: takeFlash(request), list, status, search }),
+    );
+  });
+
+  app.get('/certificates/:id', { preHandler: signIn }, async (request, reply) => {
+    const s = signedIn(request);
+    const certificate = await certificates.get(s.user.accountId, pathId(request));
+    const [history, template] = await Promise.all([
+      emails.history(s.user.accountId, certificate.id, { page: 1, perPage: 20 }),
+      templates.get(s.user.accountId, certificate.templateId).catch(() => undefined),
+    ]);
+    return send(
+      reply,
+      certificatePage({
+        user: userFrame(request, reply),
+        flash: takeFlash(request),
+        certificate,
+        templateName: template?.name,
+        history: history.data,
+        historyTotal: history.pagination.total,
+        emailDelivery: s.principal.emailDelivery,
+      }),
+    );
+  });
+
+  // The frozen PDF, as the API serves it (and counted as a download the same way).
+  app.get('/certificates/:id/pdf', { preHandler: signIn }, async (request, reply) => {
+    const pdf = await certificates.pdf(
+      signedIn(request).user.accountId,
+      pathId(request),
+      request.method === 'GET',
+    );
+    const disposition = (request.query as { download?: string }).download === '1' ? 'attachment' : 'inline';
+    return reply
+      .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'self'")
+      .header('Cache-Control', 'private, no-cache')
+      .header('Content-Disposition', `${disposition}; filename="certificate-${pdf.uniqueCode}.pdf"`)
+      .type('application/pdf')
+      .send(pdf.pdf);
+  });
+
+  app.post('/certificates/:id/send', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+    const s = signedIn(request);
+    const id = pathId(request);
+    const override = (form(request).recipientEmail ?? '').trim();
+    try {
+      await emails.assertSendable(s.principal, id);
+      if (override && !validEmail(override)) {
+        throw new ValidationError(
+          [{ path: ['recipientEmail'], message: 'is not an email address' }],
+          `“${override}” is not an email address.`,
+        );
+      }
+      const queued = await emails.send(s.principal, id, override || undefined);
+      setFlash(request, {
+        kind: 'ok',
+        text: `The certificate is queued for delivery to ${queued.recipientEmail}.`,
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+      setFlash(request, { kind: 'error', text: `Not sent: ${err.message}` });
+    }
+    return reply.redirect(`/dashboard/certificates/${id}`, 303);
+  });
+
+  app.post(
+    '/certificates/:id/revoke',
+    { preHandler: [signIn, app.csrfProtection] },
+    async (request, reply) => {
+      const { accountId } = signedIn(request).user;
+      const id = pathId(request);
+      const fields = form(request);
+      const reason = (fields.reason ?? '').trim();
+      try {
+        const problem = reason ? plainTextProblem(reason, 500) : undefined;
+        if (problem)
+          throw new ValidationError([{ path: ['reason'], message: problem }], `The reason ${problem}.`);
+        if (fields.confirm !== 'yes') {
+          throw new ValidationError(
+            [{ path: ['confirm'], message: 'required' }],
+            'Tick the box to confirm that revocation is permanent.',
+          );
+        }
+        await certificates.revoke(accountId, id, reason || null);
+        setFlash(request, {
+          kind: 'ok',
+          text: 'The certificate is revoked. Its verification page now says so.',
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+        setFlash(request, { kind: 'error', text: `Not revoked: ${err.message}` });
+      }
+      return reply.redirect(`/dashboard/certificates/${id}`, 303);
+    },
+  );
+
+  app.get('/certificates/new', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const list = await templateList(accountId);
+    const template = await templateOf(accountId, (request.query as { templateId?: string }).templateId);
+    return send(
+      reply,
+      issueOnePage({ user: userFrame(request, reply), templates: list, template, values: {} }),
+    );
+  });
+
+  app.post('/certificates/new', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+    const s = signedIn(request);
+    const values = form(request);
+    const template = await templateOf(s.user.accountId, values.templateId);
+    const again = async (
+      status: number,
+      error: string,
+      issues: { path: (string | number)[]; message: string }[] = [],
+    ) =>
+      send(
+        reply,
+        issueOnePage({
+          user: userFrame(request, reply),
+          templates: await templateList(s.user.accountId),
+          template,
+          values,
+          error,
+          issues,
+        }),
+        status,
+      );
+    if (!template) return again(422, 'Choose a template.');
+    const data: Record<string, string> = {};
+    for (const f of template.fields) {
+      const v = (values[`data.${f.key}`] ?? '').trim();
+      if (v) data[f.key] = v;
+    }
+    try {
+      const certificate = await issue.issueOne(s.principal, template.id, {
+        name: values.name ?? '',
+        email: (values.email ?? '').trim(),
+        data,
+      });
+      setFlash(request, { kind: 'ok', text: 'The certificate is issued.' });
+      return reply.redirect(`/dashboard/certificates/${certificate.id}`, 303);
+    } catch (err) {
+      if (err instanceof ValidationError)
+        return again(422, 'The certificate was not issued: correct the fields below.', err.issues);
+      if (err instanceof AppError && err.code === 'quota_exceeded')
+        return again(402, `Not issued: ${err.message}.`);
+      throw err;
+    }
+  });
+
+  app.get('/certificates/upload', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const template = await templateOf(accountId, (request.query as { templateId?: string }).templateId);
+    return send(
+      reply,
+      uploadPage({ user: userFrame(request, reply), templates: await templateList(accountId), template }),
+    );
+  });
+
+  app.post('/certificates/upload', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+    const s = signedIn(request);
+    const fields = form(request);
+    const template = await templateOf(s.user.accountId, fields.templateId);
+    const file = (request.body as { file?: MultipartFile } | undefined)?.file;
+    const again = async (error: string) =>
+      send(
+        reply,
+        uploadPage({
+          user: userFrame(request, reply),
+          templates: await templateList(s.user.accountId),
+          template,
+          error,
+        }),
+        422,
+      );
+    if (!template) return again('Choose a template.');
+    const bytes = file && file.type === 'file' ? await file.toBuffer() : undefined;
+    if (!bytes || bytes.length === 0) return again('Choose a CSV file to upload.');
+    let rows;
+    try {
+      rows = parseRecipientsCsv(bytes, template.fields);
+    } catch (err) {
+      if (err instanceof ValidationError) return again(err.message);
+      throw err;
+    }
+    const outcome = await issue.issueBatch(
+      s.principal,
+      template.id,
+      rows.map((r) => r.recipient),
+    );
+    request.session.batch = {
+      templateName: template.name,
+      created: outcome.created,
+      failed: outcome.failed,
+      results: rowResults(rows, outcome),
+    };
+    // Post/redirect/get: reloading the results never issues the file again.
+    return reply.redirect('/dashboard/certificates/upload/results', 303);
+  });
+
+  app.get('/certificates/upload/results', { preHandler: signIn }, async (request, reply) => {
+    const batch = request.session.batch;
+    if (!batch) return reply.redirect('/dashboard/certificates/upload', 303);
+    return send(reply, resultsPage({ user: userFrame(request, reply), batch }));
+  });
+
+  app.get('/certificates/upload/results.csv', { preHandler: signIn }, async (request, reply) => {
+    const batch = request.session.batch;
+    if (!batch) return reply.redirect('/dashboard/certificates/upload', 303);
+    return reply
+      .header('Content-Disposition', 'attachment; filename="certificates-upload-results.csv"')
+      .type('text/csv; charset=utf-8')
+      .send(resultsCsv(batch.results));
+  });
+}

@@ -1,0 +1,256 @@
+import type { CertificateView } from '../../certificates/certificate.view.js';
+import type { EmailSendView } from '../../emails/emails.service.js';
+import { csrfField, dateTime, html, notice, page, typed, type Flash, type Html } from '../html.js';
+import type { userFrame } from '../session.js';
+
+export const PER_PAGE = 25;
+
+type User = ReturnType<typeof userFrame>;
+
+interface List {
+  data: CertificateView[];
+  pagination: { page: number; perPage: number; total: number; totalPages: number };
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function badge(status: string): Html {
+  return html`<span class="badge ${status}">${status}</span>`;
+}
+
+export function certificatesPage(opts: {
+  user: User;
+  flash?: Flash;
+  list: List;
+  status?: string;
+  search: string;
+}): string {
+  const { data, pagination: p } = opts.list;
+  const options = ['', 'Issued', 'Revoked', 'Draft'].map(
+    (s) =>
+      html`<option value="${s}" ${opts.status === s || (!opts.status && !s) ? html` selected` : ''}>
+        ${s || 'All'}
+      </option>`,
+  );
+  const rows = data.map(
+    (c) =>
+      html`<tr data-certificate-id="${c.id}">
+        <td>
+          <a class="name" href="/dashboard/certificates/${c.id}">${typed(c.recipientName)}</a>
+          <div class="small muted">${c.recipientEmail}</div>
+        </td>
+        <td>${badge(c.status)}</td>
+        <td class="small opt">${dateTime(c.issuedAt)}</td>
+        <td class="small opt mono">${c.uniqueCode}</td>
+      </tr>`,
+  );
+  const link = (page: number) =>
+    `/dashboard/certificates${query({ status: opts.status, q: opts.search, page })}`;
+  const table =
+    data.length === 0
+      ? html`<p class="muted" id="no-results">
+          ${opts.search || opts.status ? 'No certificates match.' : 'No certificates yet.'}
+        </p>`
+      : html`<div class="table-wrap">
+          <table id="certificates">
+            <thead>
+              <tr>
+                <th scope="col">Recipient</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="opt">Issued</th>
+                <th scope="col" class="opt">Code</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>
+        </div>`;
+  return page({
+    title: 'Certificates',
+    section: 'certificates',
+    user: opts.user,
+    body: html`<h1>Certificates</h1>
+      ${notice(opts.flash)}
+      <div class="actions">
+        <a class="button" href="/dashboard/certificates/new">Issue one</a
+        ><a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
+      </div>
+      <section class="card" aria-label="Certificates">
+        <form class="filters" method="get" action="/dashboard/certificates" role="search">
+          <div>
+            <label for="q">Search</label
+            ><input
+              type="search"
+              id="q"
+              name="q"
+              value="${opts.search}"
+              placeholder="Name, or an email address"
+            />
+          </div>
+          <div>
+            <label for="status">Status</label
+            ><select id="status" name="status">
+              ${options}
+            </select>
+          </div>
+          <button type="submit">Show</button>
+        </form>
+        <p class="small muted" id="total">
+          ${p.total.toLocaleString('en-US')} certificate${p.total === 1 ? '' : 's'}
+        </p>
+        ${table}
+        <nav class="pager" aria-label="Pages">
+          ${p.page > 1 ? html`<a class="button secondary" href="${link(p.page - 1)}" rel="prev">Previous</a>` : html`<span></span>`}
+          <span class="small">Page ${p.page} of ${Math.max(1, p.totalPages)}</span>
+          ${p.page < p.totalPages ? html`<a class="button secondary" href="${link(p.page + 1)}" rel="next">Next</a>` : html`<span></span>`}
+        </nav>
+      </section>`,
+  });
+}
+
+function historyTable(history: EmailSendView[], total: number): Html {
+  if (history.length === 0) return html`<p class="muted">Not sent yet.</p>`;
+  return html`<div class="table-wrap">
+      <table id="send-history">
+        <thead>
+          <tr>
+            <th scope="col">To</th>
+            <th scope="col">Status</th>
+            <th scope="col">Queued</th>
+            <th scope="col" class="opt">Sent</th>
+            <th scope="col" class="opt">Attempts</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${history.map(
+            (e) =>
+              html`<tr>
+                <td>
+                  ${e.recipientEmail}${e.lastError ? html`<div class="small muted">${e.lastError}</div>` : ''}
+                </td>
+                <td>${badge(e.status)}</td>
+                <td class="small">${dateTime(e.createdAt)}</td>
+                <td class="small opt">${e.sentAt ? dateTime(e.sentAt) : ''}</td>
+                <td class="num opt">${e.attempts}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    ${total > history.length ? html`<p class="small muted">The ${history.length} newest of ${total} sends.</p>` : ''}`;
+}
+
+export function certificatePage(opts: {
+  user: User;
+  flash?: Flash;
+  certificate: CertificateView;
+  templateName?: string;
+  history: EmailSendView[];
+  historyTotal: number;
+  emailDelivery: boolean;
+}): string {
+  const c = opts.certificate;
+  const pdf = `/dashboard/certificates/${c.id}/pdf`;
+  const issued = c.status === 'Issued';
+  const sendForm = !opts.emailDelivery
+    ? html`<p class="muted">Email delivery is not included in this account's plan.</p>`
+    : !issued
+      ? html`<p class="muted">A ${c.status} certificate cannot be emailed.</p>`
+      : html`<form method="post" action="/dashboard/certificates/${c.id}/send">
+          ${csrfField(opts.user.csrf)}
+          <label for="recipientEmail"
+            >Send to another address
+            <span class="hint">Optional: leave empty to send to ${c.recipientEmail}.</span></label
+          >
+          <input type="email" id="recipientEmail" name="recipientEmail" autocomplete="off" />
+          <div class="actions"><button type="submit">Send by email</button></div>
+        </form>`;
+  const revokeForm = issued
+    ? html`<form method="post" action="/dashboard/certificates/${c.id}/revoke">
+        ${csrfField(opts.user.csrf)}
+        <label for="reason"
+          >Reason
+          <span class="hint"
+            >Optional, at most 500 characters. <strong>Public:</strong> the verification page shows it to
+            anyone with the code.</span
+          ></label
+        >
+        <textarea id="reason" name="reason" maxlength="500" dir="auto"></textarea>
+        <label class="check"
+          ><input type="checkbox" name="confirm" value="yes" required /> I understand that revocation is
+          permanent.</label
+        >
+        <div class="actions"><button type="submit" class="danger">Revoke the certificate</button></div>
+      </form>`
+    : html`<p class="muted">
+        ${c.status === 'Revoked' ? 'This certificate is revoked; revocation is permanent.' : 'Only an Issued certificate can be revoked.'}
+      </p>`;
+  return page({
+    title: `Certificate for ${c.recipientName}`,
+    section: 'certificates',
+    user: opts.user,
+    body: html`<p class="small"><a href="/dashboard/certificates">← All certificates</a></p>
+      <h1>Certificate for ${typed(c.recipientName)}</h1>
+      ${notice(opts.flash)}
+      <section class="card" aria-labelledby="facts-title">
+        <h2 id="facts-title">Details</h2>
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd id="status">${badge(c.status)}</dd>
+          <dt>Recipient</dt>
+          <dd>${typed(c.recipientName)} · ${c.recipientEmail}</dd>
+          <dt>Template</dt>
+          <dd>${opts.templateName ? typed(opts.templateName) : html`<span class="muted">archived</span>`}</dd>
+          ${Object.entries(c.data).map(
+            ([k, v]) =>
+              html`<dt><code>${k}</code></dt>
+                <dd dir="auto">${String(v)}</dd>`,
+          )}
+          <dt>Issued</dt>
+          <dd>${dateTime(c.issuedAt)}</dd>
+          ${
+            c.revokedAt
+              ? html`<dt>Revoked</dt>
+                  <dd>
+                    ${dateTime(c.revokedAt)}${c.revocationReason ? html` · <span dir="auto">${c.revocationReason}</span>` : ''}
+                  </dd>`
+              : ''
+          }
+          <dt>Code</dt>
+          <dd class="mono">${c.uniqueCode}</dd>
+          <dt>Verification</dt>
+          <dd>
+            <a id="verification-url" href="${c.verificationUrl}" target="_blank" rel="noopener"
+              >${c.verificationUrl}</a
+            >
+          </dd>
+          <dt>Downloads</dt>
+          <dd id="download-count">${c.downloadCount}</dd>
+          <dt>Emails</dt>
+          <dd id="email-count">${c.emailCount}</dd>
+          <dt>Verifications</dt>
+          <dd id="verification-count">${c.verificationCount}</dd>
+        </dl>
+        <div class="actions">
+          <a class="button" href="${pdf}" target="_blank" rel="noopener">View PDF</a
+          ><a class="button secondary" href="${pdf}?download=1" download>Download PDF</a>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="send-title">
+        <h2 id="send-title">Send by email</h2>
+        ${sendForm}
+        <h3 class="small muted">Send history</h3>
+        ${historyTable(opts.history, opts.historyTotal)}
+      </section>
+      <section class="card" aria-labelledby="revoke-title">
+        <h2 id="revoke-title">Revoke</h2>
+        ${revokeForm}
+      </section>`,
+  });
+}

@@ -1,0 +1,210 @@
+import type { TemplateView } from '../../templates/templates.service.js';
+import { MAX_ROWS, type RowResult } from '../csv-batch.js';
+import { csrfField, html, page, typed, type Html } from '../html.js';
+import type { userFrame } from '../session.js';
+
+type User = ReturnType<typeof userFrame>;
+type Issue = { path: (string | number)[]; message: string };
+
+function templateChooser(action: string, templates: TemplateView[], chosen?: TemplateView): Html {
+  if (templates.length === 0) {
+    return html`<div class="card">
+      <p>
+        This account has no active templates yet. The operator adds them with
+        <code>certsvc template create</code>.
+      </p>
+    </div>`;
+  }
+  const options = templates.map(
+    (t) => html`<option value="${t.id}" ${t.id === chosen?.id ? html` selected` : ''}>${t.name}</option>`,
+  );
+  return html`<form class="card filters" method="get" action="${action}">
+    <div>
+      <label for="templateId">Template</label
+      ><select id="templateId" name="templateId">
+        ${options}
+      </select>
+    </div>
+    <button type="submit" class="secondary">${chosen ? 'Change template' : 'Choose'}</button>
+  </form>`;
+}
+
+function errorText(issues: Issue[], path: string): string | undefined {
+  return (
+    issues
+      .filter((i) => i.path.slice(1).join('.') === path)
+      .map((i) => i.message)
+      .join('; ') || undefined
+  );
+}
+
+function input(opts: {
+  id: string;
+  name: string;
+  label: Html | string;
+  type?: string;
+  value?: string;
+  required?: boolean;
+  error?: string;
+  hint?: string;
+  auto?: boolean;
+}): Html {
+  const describedBy = opts.error ? html` aria-invalid="true" aria-describedby="${opts.id}-error"` : '';
+  return html`<label for="${opts.id}"
+      >${opts.label}${opts.required ? '' : html` <span class="hint">Optional</span>`}${opts.hint ? html` <span class="hint">${opts.hint}</span>` : ''}</label
+    >
+    <input
+      type="${opts.type ?? 'text'}"
+      id="${opts.id}"
+      name="${opts.name}"
+      value="${opts.value ?? ''}"
+      ${opts.required ? html` required` : ''}${opts.auto ? html` dir="auto"` : ''}${describedBy}
+    />
+    ${opts.error ? html`<div class="notice error small" id="${opts.id}-error">${opts.error}</div>` : ''}`;
+}
+
+export function issueOnePage(opts: {
+  user: User;
+  templates: TemplateView[];
+  template?: TemplateView;
+  values: Record<string, string>;
+  error?: string;
+  issues?: Issue[];
+}): string {
+  const t = opts.template;
+  const issues = opts.issues ?? [];
+  const fields = t
+    ? html`<form class="card" method="post" action="/dashboard/certificates/new">
+        ${csrfField(opts.user.csrf)}<input type="hidden" name="templateId" value="${t.id}" />
+        ${input({ id: 'name', name: 'name', label: 'Recipient name', value: opts.values.name, required: true, error: errorText(issues, 'name'), auto: true, hint: 'As it should be printed, in any script.' })}
+        ${input({ id: 'email', name: 'email', label: 'Recipient email', type: 'email', value: opts.values.email, required: true, error: errorText(issues, 'email') })}
+        ${t.fields.map((f) =>
+          input({
+            id: `data-${f.key}`,
+            name: `data.${f.key}`,
+            label: typed(f.label),
+            value: opts.values[`data.${f.key}`],
+            required: f.required,
+            error: errorText(issues, `data.${f.key}`),
+            auto: true,
+          }),
+        )}
+        <div class="actions"><button type="submit">Issue the certificate</button></div>
+        <p class="small muted">
+          Issuing uses one certificate of this month's quota. The PDF is rendered once and frozen.
+        </p>
+      </form>`
+    : '';
+  return page({
+    title: 'Issue a certificate',
+    section: 'certificates',
+    user: opts.user,
+    body: html`<h1>Issue a certificate</h1>
+      ${opts.error ? html`<div class="notice error" role="alert" id="form-error">${opts.error}</div>` : ''}
+      ${templateChooser('/dashboard/certificates/new', opts.templates, t)} ${fields}`,
+  });
+}
+
+export function uploadPage(opts: {
+  user: User;
+  templates: TemplateView[];
+  template?: TemplateView;
+  error?: string;
+}): string {
+  const t = opts.template;
+  const header = t ? ['name', 'email', ...t.fields.map((f) => f.key)].join(',') : '';
+  const form = t
+    ? html`<form
+        class="card"
+        method="post"
+        action="/dashboard/certificates/upload"
+        enctype="multipart/form-data"
+      >
+        ${csrfField(opts.user.csrf)}<input type="hidden" name="templateId" value="${t.id}" />
+        <h2>The file</h2>
+        <p>
+          A CSV file with a header row, then one row per recipient, at most ${MAX_ROWS} rows. Its header for
+          <bdi>${t.name}</bdi>:
+        </p>
+        <code class="newkey" id="csv-header">${header}</code>
+        <ul class="small">
+          <li>
+            <code>name</code> and <code>email</code> first, then one column per template
+            field${t.fields.length ? html` (${t.fields.map((f, i) => html`${i ? ', ' : ''}<code>${f.key}</code>${f.required ? ' required' : ''}`)})` : ''}.
+          </li>
+          <li>
+            UTF-8, with or without a byte-order mark (“CSV UTF-8” in spreadsheet programs); commas or
+            semicolons.
+          </li>
+          <li>
+            Each valid row uses one certificate of this month's quota; a bad row is reported and issues
+            nothing.
+          </li>
+        </ul>
+        <label for="file">CSV file</label>
+        <input type="file" id="file" name="file" accept=".csv,text/csv" required />
+        <div class="actions"><button type="submit">Upload and issue</button></div>
+      </form>`
+    : '';
+  return page({
+    title: 'Issue many from a CSV file',
+    section: 'certificates',
+    user: opts.user,
+    body: html`<h1>Issue many from a CSV file</h1>
+      ${opts.error ? html`<div class="notice error" role="alert" id="form-error">${opts.error}</div>` : ''}
+      ${templateChooser('/dashboard/certificates/upload', opts.templates, t)} ${form}`,
+  });
+}
+
+export function resultsPage(opts: {
+  user: User;
+  batch: { templateName: string; created: number; failed: number; results: RowResult[] };
+}): string {
+  const b = opts.batch;
+  const rows = b.results.map(
+    (r) =>
+      html`<tr class="${r.status}" data-row="${r.line}">
+        <td class="num">${r.line}</td>
+        <td>
+          ${typed(r.name)}
+          <div class="small muted">${r.email}</div>
+        </td>
+        <td><span class="badge ${r.status}">${r.status}</span></td>
+        <td>
+          ${r.status === 'created' ? html`<a href="/dashboard/certificates/${r.certificateId}">${r.uniqueCode}</a>` : html`<span class="reason">${r.reason}</span>`}
+        </td>
+      </tr>`,
+  );
+  return page({
+    title: 'Upload results',
+    section: 'certificates',
+    user: opts.user,
+    body: html`<h1>Upload results</h1>
+      <div class="notice ${b.failed ? 'warn' : 'ok'}" role="status" id="batch-summary">
+        <strong id="created-count">${b.created}</strong> created,
+        <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${b.templateName}</bdi>.
+      </div>
+      <div class="actions">
+        <a class="button" href="/dashboard/certificates/upload/results.csv" download
+          >Download the results (CSV)</a
+        ><a class="button secondary" href="/dashboard/certificates/upload">Upload another file</a>
+      </div>
+      <section class="card">
+        <div class="table-wrap">
+          <table id="batch-results">
+            <thead>
+              <tr>
+                <th scope="col">Row</th>
+                <th scope="col">Recipient</th>
+                <th scope="col">Result</th>
+                <th scope="col">Certificate or reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>
+        </div>
+      </section>`,
+  });
+}
