@@ -17,6 +17,8 @@ describe('dashboard: sign in and Settings > API keys (Chromium)', { skip }, () =
   it('creates a key shown once, which works on the API until it is revoked', async () => {
     const user = await createUser(env, { name: 'Babbage Academy' });
     const page = await newPage(env);
+    await page.goto(`${env.base}/dashboard`);
+    await shot(page, 'sign-in-desktop');
     await signIn(env, page, user);
     assert.match((await page.textContent('h1')) ?? '', /Babbage Academy/);
     await shot(page, 'home-desktop');

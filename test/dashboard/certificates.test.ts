@@ -188,6 +188,9 @@ describe('dashboard: templates and certificates (Chromium)', { skip }, () => {
       assert.match((await page.textContent('h1')) ?? '', /Not found/);
     }
     await shot(page, 'not-found-desktop');
+    await page.setViewportSize(PHONE);
+    await shot(page, 'not-found-phone');
+    await page.setViewportSize(DESKTOP);
     const before = await env.t.deps.services.certificates.get(owner.tenant.accountId, foreign.id);
     const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     await page.goto(`${env.base}/dashboard/certificates`);
