@@ -2,6 +2,7 @@
 // Goals on a 2-core machine: single certificate p50 < 20 ms, 500 certificates < 1.2 s wall.
 import { readFileSync } from 'node:fs';
 import { createPdfRenderer, type RenderTemplate, type RenderValues } from '../src/pdf/pdf-renderer.js';
+import { worldNames } from '../test/helpers/world-names.js';
 
 const designUrl = new URL('../../examples/designs/course-completion.json', import.meta.url);
 const template: RenderTemplate = {
@@ -55,6 +56,29 @@ try {
     bytes = outcomes.reduce((sum, o) => sum + (o.ok ? o.pdf.length : 0), 0) / outcomes.length;
   }
   console.log(`batch of 500: ${batches.join(', ')} ms (mean PDF size ${Math.round(bytes)} bytes)`);
+
+  // Names cycling through every covered writing system (fallback fonts, bidi, HarfBuzz shaping).
+  const mixed: number[] = [];
+  let cjkBytes = 0;
+  let cjkCount = 0;
+  for (let round = 0; round < 3; round++) {
+    start = performance.now();
+    const items = Array.from({ length: 500 }, (_, i) => ({
+      ...values(i),
+      recipientName: worldNames[i % worldNames.length]!.name,
+    }));
+    const outcomes = await renderer.render(template, items);
+    mixed.push(ms(start));
+    outcomes.forEach((o, i) => {
+      if (o.ok && /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}]/u.test(items[i]!.recipientName)) {
+        cjkBytes += o.pdf.length;
+        cjkCount++;
+      }
+    });
+  }
+  console.log(
+    `batch of 500, names in ${worldNames.length} scripts: ${mixed.join(', ')} ms (mean PDF size for a CJK name ${Math.round(cjkBytes / cjkCount)} bytes)`,
+  );
 
   const singles: number[] = [];
   for (let i = 0; i < 200; i++) {

@@ -102,18 +102,16 @@ export const allBundledFaces: readonly BundledFace[] = [...bundled.values()];
 // Any character of any fallback script: text without one (the common case) costs one regex test.
 const anyFallback = new RegExp(fallbacks.map((f) => f.pattern.source).join('|'), 'u');
 
+// Latin, Greek and Cyrillic need no fallback: most texts are answered by this cheap test alone.
+const european = /^[\u0020-\u052f\u1e00-\u1fff\u2000-\u206f]*$/;
+
 /** Ids of the fallback faces that `text` calls for, in chain order. */
 export function fallbackFaceIds(text: string, bold: boolean): string[] {
-  if (!anyFallback.test(text)) return [];
+  if (european.test(text) || !anyFallback.test(text)) return [];
   const weight = bold ? 700 : 400;
   const ids: string[] = [];
   for (const f of fallbacks) if (f.pattern.test(text)) ids.push(`noto-${f.script}-${weight}`);
   return ids;
-}
-
-/** All the face ids any style may need for `text` (main thread: which files to share). */
-export function fallbackFaceIdsAnyWeight(text: string): string[] {
-  return [...fallbackFaceIds(text, false), ...fallbackFaceIds(text, true)];
 }
 
 const require = createRequire(import.meta.url);
@@ -127,7 +125,3 @@ export function bundledFacePath(face: BundledFace): string {
   }
   return join(dir, face.file);
 }
-
-/** The writing systems the bundled fonts cover, for messages and docs. */
-export const coveredScripts =
-  'Latin (with Vietnamese), Greek, Cyrillic, Armenian, Georgian, Hebrew, Arabic (with Persian and Urdu), Devanagari, Bengali, Tamil, Thai, Chinese (simplified and traditional), Japanese and Korean';

@@ -18,7 +18,8 @@ export interface ShapedGlyph {
 
 const buffer = new hb.Buffer();
 const MAX_CACHED = 4096;
-const cache = new Map<Face, Map<string, ShapedGlyph[]>>();
+// Weak: a design's own fonts go away with their compiled template.
+let cache = new WeakMap<Face, Map<string, ShapedGlyph[]>>();
 
 export function shapeRun(text: string, run: TextRun): ShapedGlyph[] {
   const piece = text.slice(run.start, run.end);
@@ -99,5 +100,5 @@ let shapingOff = false;
  */
 export function turnOffShapingForTests(off: boolean): void {
   shapingOff = off;
-  cache.clear();
+  cache = new WeakMap();
 }

@@ -11,10 +11,14 @@ import { coversAll } from './text-runs.js';
 // choose between letter forms.
 const invisible = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
 
+// Printable Latin-1 but the soft hyphen: nothing invisible, known without the costly test above.
+const printable = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u00ff]*$/;
+
 /** Characters of `text` that no font of the chain can draw, described for an issue message. */
 export function unrenderableCharacters(text: string, chain: readonly Face[]): string[] {
   const first = chain[0];
-  if (first && !invisible.test(text) && coversAll(first, text, 0, text.length)) return [];
+  if (first && (printable.test(text) || !invisible.test(text)) && coversAll(first, text, 0, text.length))
+    return [];
   const bad: string[] = [];
   for (const char of text) {
     const hidden = invisible.test(char);

@@ -164,8 +164,11 @@ class ShowOps {
 // order, one each, the last glyph taking what is left: "कि", drawn as [ि][क], reads back as "कि".
 // Glyphs beyond the characters, and marks without advance, stand for nothing.
 function glyphTexts(glyphs: ShapedGlyph[], piece: string, rtl: boolean): string[] {
-  const isolated = piece.includes(ISOLATE_START) || piece.includes(ISOLATE_END);
-  const clean = (t: string): string => (isolated ? t.replace(/[\u2068\u2069]/g, '') : t);
+  // Isolates are never glyphs, but the text of the glyph before one runs up to the next glyph.
+  const clean = (t: string): string =>
+    t.length > 1 && (t.includes(ISOLATE_START) || t.includes(ISOLATE_END))
+      ? t.replace(/[\u2068\u2069]/g, '')
+      : t;
   if (!rtl && glyphs.every((g, i) => i === 0 || g.cluster > glyphs[i - 1]!.cluster)) {
     // One glyph per cluster, in order: the common case.
     return glyphs.map((g, i) => clean(piece.slice(g.cluster, glyphs[i + 1]?.cluster ?? piece.length)));
