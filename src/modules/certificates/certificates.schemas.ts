@@ -24,7 +24,11 @@ export const Recipient = Type.Object(
       minLength: 1,
       maxLength: 1000,
       description:
-        'Becomes recipientName; 1 to 200 characters after trimming; must be renderable by the bundled fonts',
+        'Becomes recipientName; 1 to 200 characters after trimming. Printed shaped and in its own direction in ' +
+        'Latin (with Vietnamese), Greek, Cyrillic, Armenian, Georgian, Hebrew, Arabic (with Persian and Urdu), ' +
+        'Devanagari, Bengali, Tamil, Thai, Chinese (simplified and traditional), Japanese and Korean. A character no ' +
+        'bundled font has (e.g. emoji), a control character or a bidi override or isolate (U+202A-U+202E, ' +
+        'U+2066-U+2069) is refused with 422 naming it at this path; in a batch only that recipient fails.',
     }),
     email: Type.String({ format: 'email', maxLength: 254 }),
     data: Type.Optional(RecipientData),
