@@ -67,25 +67,55 @@ export async function insertIssued(
   return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
 }
 
+export interface ListFilter {
+  status?: CertificateStatus;
+  createdAfter?: Date;
+  limit: number;
+  offset: number;
+}
+
+// Newest first. The page's ids come from an index-only scan of the (account, [status,] created_at,
+// id) index, and only those rows are read, so deep pages skip index entries rather than rows.
+// The plain and status-filtered totals are the counters in list_counts (kept by triggers in the
+// writes' own transactions); a createdAfter filter counts its matches, a range of the same index.
 export async function listCertificates(
   db: Queryable,
   accountId: string,
-  filter: { status?: CertificateStatus; limit: number; offset: number },
+  filter: ListFilter,
 ): Promise<{ rows: CertificateRow[]; total: number }> {
   const status = filter.status ?? null;
-  const [list, count] = await Promise.all([
+  const after = filter.createdAfter ?? null;
+  const where = `account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR created_at > $3)`;
+  const [list, total] = await Promise.all([
     db.query<CertificateRow>(
       `SELECT ${CERT_COLUMNS} FROM certificates
-        WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)
-        ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
-      [accountId, status, filter.limit, filter.offset],
+        WHERE id IN (SELECT id FROM certificates WHERE ${where}
+                      ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5)
+        ORDER BY created_at DESC, id DESC`,
+      [accountId, status, after, filter.limit, filter.offset],
     ),
-    db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM certificates WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)',
-      [accountId, status],
-    ),
+    after
+      ? db
+          .query<{ n: number }>(`SELECT count(*)::int AS n FROM certificates WHERE ${where}`, [
+            accountId,
+            status,
+            after,
+          ])
+          .then((r) => r.rows[0]!.n)
+      : countedTotal(db, accountId, status ? [`certificates:${status}`] : ALL_STATUSES),
   ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return { rows: list.rows, total };
+}
+
+const ALL_STATUSES = ['certificates:Draft', 'certificates:Issued', 'certificates:Revoked'];
+
+// The sum of an account's list counters (see migration 005).
+export async function countedTotal(db: Queryable, accountId: string, lists: string[]): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT coalesce(sum(n), 0)::bigint AS n FROM list_counts WHERE account_id = $1 AND list = ANY($2)',
+    [accountId, lists],
+  );
+  return rows[0]!.n;
 }
 
 export async function findCertificate(

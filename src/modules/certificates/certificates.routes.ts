@@ -97,7 +97,10 @@ export function certificatesRoutes(
         operationId: 'listCertificates',
         tags: ['Certificates'],
         summary: 'List certificates, newest first',
-        description: 'Polling pattern: ?status=Issued&page=1&perPage=100, filtering by createdAt.',
+        description:
+          'Polling pattern: ?status=Issued&page=1&perPage=100, optionally with createdAfter set to the newest createdAt ' +
+          'already seen. The plain and status-filtered calls cost the same however many certificates the account holds: ' +
+          'their total is an exact counter kept in the same transactions as issuing and revoking.',
         security,
         querystring: ListQuery,
         response: {
@@ -107,7 +110,12 @@ export function certificatesRoutes(
       },
     },
     async (request) => {
-      const q = request.query as { status?: CertificateStatus; page?: number; perPage?: number };
+      const q = request.query as {
+        status?: CertificateStatus;
+        createdAfter?: string;
+        page?: number;
+        perPage?: number;
+      };
       return certificates.list(request.principal!.accountId, q);
     },
   );

@@ -111,6 +111,15 @@ export const BatchResult = Type.Object({
 
 export const ListQuery = Type.Object({
   status: Type.Optional(CertificateStatus),
+  createdAfter: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Only certificates created strictly after this instant (ISO 8601, e.g. 2026-11-21T09:30:00.000Z). ' +
+        'Certificates of one batch share their createdAt, so poll with the newest createdAt of a previous ' +
+        'poll only after reading all of its pages.',
+    }),
+  ),
   ...PageQuery,
 });
 

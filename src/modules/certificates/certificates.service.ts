@@ -9,9 +9,16 @@ export function createCertificatesService(deps: { db: Db; publicBaseUrl: string;
   const view = (row: repo.CertificateRow) => certificateView(row, publicBaseUrl);
 
   return {
-    async list(accountId: string, input: PageInput & { status?: repo.CertificateStatus }) {
+    async list(
+      accountId: string,
+      input: PageInput & { status?: repo.CertificateStatus; createdAfter?: string },
+    ) {
       const page = toPage(input);
-      const { rows, total } = await repo.listCertificates(db, accountId, { ...page, status: input.status });
+      const { rows, total } = await repo.listCertificates(db, accountId, {
+        ...page,
+        status: input.status,
+        createdAfter: input.createdAfter === undefined ? undefined : new Date(input.createdAfter),
+      });
       return paginated(rows.map(view), page, total);
     },
 

@@ -47,8 +47,9 @@ export async function listSends(
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
       [accountId, certificateId, page.limit, page.offset],
     ),
+    // Every send row is inserted together with this increment (enqueueSend), so it is the exact total.
     db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM email_sends WHERE account_id = $1 AND certificate_id = $2',
+      'SELECT coalesce(max(email_count), 0) AS n FROM certificates WHERE account_id = $1 AND id = $2',
       [accountId, certificateId],
     ),
   ]);

@@ -48,8 +48,9 @@ export async function listActive(
         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
       [accountId, page.limit, page.offset],
     ),
+    // Exact, from the counter that migration 005's triggers keep with every insert and archive.
     db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM templates WHERE account_id = $1 AND status = 'active'`,
+      `SELECT coalesce(sum(n), 0)::bigint AS n FROM list_counts WHERE account_id = $1 AND list = 'templates:active'`,
       [accountId],
     ),
   ]);
