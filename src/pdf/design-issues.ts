@@ -36,6 +36,21 @@ export function designIssues(design: Design): RenderIssue[] {
     }
   };
 
+  if (design.title !== undefined) {
+    const { segments, unknown } = parseText(design.title);
+    for (const placeholder of unknown) {
+      issues.push({ path: ['title'], message: `unknown placeholder ${placeholder}; known are ${known}` });
+    }
+    for (const segment of segments) {
+      if ('ref' in segment && segment.ref.source === 'data' && !declared.has(segment.ref.key)) {
+        issues.push({
+          path: ['title'],
+          message: `{{data.${segment.ref.key}}} uses a key that is not declared in fields`,
+        });
+      }
+    }
+  }
+
   if (design.background?.image) {
     const problem = imageProblem(design.background.image);
     if (problem) issues.push({ path: ['background', 'image'], message: problem });

@@ -127,6 +127,14 @@ export const Design = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    title: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'What the certificate is for, with {{placeholders}} (e.g. {{data.course}}): filled at issue and frozen on the certificate as its title; shown by verification and used in emails. Without it, the title is the template name.',
+      }),
+    ),
     fields: Type.Array(TemplateField, { maxItems: 50 }),
     page: Type.Object(
       {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { fontChain, type Face } from './fonts.js';
-import { formatIssuedAt, refKey, refPath } from './placeholders.js';
-import type { ValueRef } from './placeholders.js';
+import { refKey, refPath, valueOf } from './placeholders.js';
 import { hex4, num, pdfDate, PdfWriter } from './pdf-syntax.js';
 import { qrOps } from './qr-code.js';
 import {
@@ -130,24 +129,6 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
   for (const doc of docFonts.values()) writeFont(writer, doc);
   const pdf = writer.finish(1, INFO_OBJECT);
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };
-}
-
-function valueOf(ref: ValueRef, values: RenderValues): string | undefined {
-  switch (ref.source) {
-    case 'name':
-      return typeof values.recipientName === 'string' ? values.recipientName.normalize('NFC') : undefined;
-    case 'data': {
-      const value = values.data?.[ref.key];
-      if (value === undefined || value === null) return '';
-      return typeof value === 'string' ? value.normalize('NFC') : String(value);
-    }
-    case 'issuedAt':
-      return formatIssuedAt(values.issuedAt);
-    case 'uniqueCode':
-      return typeof values.uniqueCode === 'string' ? values.uniqueCode : undefined;
-    case 'verificationUrl':
-      return typeof values.verificationUrl === 'string' ? values.verificationUrl : undefined;
-  }
 }
 
 function writeFont(writer: PdfWriter, doc: DocumentFont): void {

@@ -1,3 +1,5 @@
+import type { RenderValues } from './render-types.js';
+
 // Placeholders in design texts: {{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}},
 // {{certificate.uniqueCode}}, {{certificate.verificationUrl}}; whitespace inside the braces is allowed.
 
@@ -78,4 +80,31 @@ export function formatIssuedAt(iso: string): string | undefined {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return undefined;
   return `${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+/** The text a placeholder stands for; undefined when the value is missing or of the wrong type. */
+export function valueOf(ref: ValueRef, values: RenderValues): string | undefined {
+  switch (ref.source) {
+    case 'name':
+      return typeof values.recipientName === 'string' ? values.recipientName.normalize('NFC') : undefined;
+    case 'data': {
+      const value = values.data?.[ref.key];
+      if (value === undefined || value === null) return '';
+      return typeof value === 'string' ? value.normalize('NFC') : String(value);
+    }
+    case 'issuedAt':
+      return formatIssuedAt(values.issuedAt);
+    case 'uniqueCode':
+      return typeof values.uniqueCode === 'string' ? values.uniqueCode : undefined;
+    case 'verificationUrl':
+      return typeof values.verificationUrl === 'string' ? values.verificationUrl : undefined;
+  }
+}
+
+/** A text with its placeholders filled, white space collapsed and trimmed (the design's `title`). */
+export function fillText(text: string, values: RenderValues): string {
+  const filled = parseText(text)
+    .segments.map((s) => ('literal' in s ? s.literal : (valueOf(s.ref, values) ?? '')))
+    .join('');
+  return filled.replace(/\s+/g, ' ').trim();
 }

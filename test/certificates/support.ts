@@ -74,8 +74,8 @@ export function firstOfNextMonthUtc(now = new Date()): string {
 /** Inserts a Draft certificate directly (the API never creates one). */
 export async function insertDraft(t: TestApp, tenant: Tenant, code: string): Promise<string> {
   const { rows } = await t.deps.db.query<{ id: string }>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, recipient_email, data, status, created_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, 'Drafty McDraft', 'draft@example.com', '{}'::jsonb, 'Draft', now())
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, created_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, 'Drafty McDraft', 'drafty mcdraft', 'draft@example.com', 'Draft', '{}'::jsonb, 'Draft', now())
      RETURNING id`,
     [tenant.accountId, tenant.templateId, code],
   );

@@ -4,7 +4,7 @@ export const baseInput: CertificateMessageInput = {
   from: 'Certsvc <no-reply@certsvc.test>',
   to: 'ada@example.test',
   recipientName: 'Ada Lovelace',
-  templateName: 'Analytical Engines 101',
+  title: 'Analytical Engines 101',
   issuerName: 'Babbage & Co <Ltd>',
   verificationUrl: 'https://certs.example.test/verify/ABC123',
   uniqueCode: 'ABC123',

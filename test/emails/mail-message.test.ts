@@ -29,7 +29,7 @@ test('control characters in names become spaces', () => {
   const msg = buildCertificateMessage({
     ...baseInput,
     recipientName: 'Eve\r\nBcc: x@evil.test',
-    templateName: 'T\u0000\u2028X',
+    title: 'T\u0000\u2028X',
   });
   assert.equal(msg.to.name, 'Eve Bcc: x@evil.test');
   assert.equal(msg.subject, 'Your certificate: T X — Eve Bcc: x@evil.test');

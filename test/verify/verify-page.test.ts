@@ -49,6 +49,7 @@ function view(overrides: Partial<VerifyView> = {}): VerifyView {
     issuedAt: '2026-11-21T09:30:00.000Z',
     revokedAt: null,
     revocationReason: null,
+    title: 'Analytical Engines 101: Difference Engines',
     templateName: 'Analytical Engines 101',
     issuerName: 'Babbage Academy',
     verificationUrl: 'https://certs.example.com/verify/7K3M9Q2XRB4D8F1H',

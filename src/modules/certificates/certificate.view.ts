@@ -6,6 +6,7 @@ export interface CertificateView {
   templateId: string;
   recipientName: string;
   recipientEmail: string;
+  title: string;
   data: Record<string, string | number | boolean>;
   status: CertificateRow['status'];
   verificationUrl: string;
@@ -29,6 +30,7 @@ export function certificateView(row: CertificateRow, publicBaseUrl: string): Cer
     templateId: row.template_id,
     recipientName: row.recipient_name,
     recipientEmail: row.recipient_email,
+    title: row.title,
     data: row.data,
     status: row.status,
     verificationUrl: verificationUrl(publicBaseUrl, row.unique_code),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import { containsPattern, searchFold } from './search-fold.js';
 
 export type CertificateStatus = 'Draft' | 'Issued' | 'Revoked';
 
@@ -9,6 +10,7 @@ export interface CertificateRow {
   unique_code: string;
   recipient_name: string;
   recipient_email: string;
+  title: string;
   data: Record<string, string | number | boolean>;
   status: CertificateStatus;
   issued_at: Date | null;
@@ -25,13 +27,14 @@ export interface NewCertificate {
   uniqueCode: string;
   recipientName: string;
   recipientEmail: string;
+  title: string;
   data: Record<string, string | number | boolean>;
   pdf: Buffer;
   sha256: string;
 }
 
 export const CERT_COLUMNS =
-  'id, account_id, template_id, unique_code, recipient_name, recipient_email, data, status, issued_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
+  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
 
 // Inserts issued certificates and their frozen PDFs with two statements, inside the caller's
 // transaction (which also holds the quota reservation).
@@ -41,9 +44,10 @@ export async function insertIssued(
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, recipient_email, data, status, issued_at, created_at)
-     SELECT u.id, $1, $2, u.code, u.name, u.email, u.data::jsonb, 'Issued', $3, $3
-       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(id, code, name, email, data)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at)
+     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+         AS u(id, code, name, email, data, folded, title)
      RETURNING ${CERT_COLUMNS}`,
     [
       input.accountId,
@@ -54,6 +58,8 @@ export async function insertIssued(
       items.map((i) => i.recipientName),
       items.map((i) => i.recipientEmail),
       items.map((i) => JSON.stringify(i.data)),
+      items.map((i) => searchFold(i.recipientName)),
+      items.map((i) => i.title),
     ],
   );
   // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
@@ -70,6 +76,9 @@ export async function insertIssued(
 export interface ListFilter {
   status?: CertificateStatus;
   createdAfter?: Date;
+  recipientEmail?: string;
+  templateId?: string;
+  q?: string;
   limit: number;
   offset: number;
 }
@@ -77,32 +86,39 @@ export interface ListFilter {
 // Newest first. The page's ids come from an index-only scan of the (account, [status,] created_at,
 // id) index, and only those rows are read, so deep pages skip index entries rather than rows.
 // The plain and status-filtered totals are the counters in list_counts (kept by triggers in the
-// writes' own transactions); a createdAfter filter counts its matches, a range of the same index.
+// writes' own transactions); any other filter counts its matches through its own index (migration
+// 004: lower(email), template, the trigram index on the folded name).
 export async function listCertificates(
   db: Queryable,
   accountId: string,
   filter: ListFilter,
 ): Promise<{ rows: CertificateRow[]; total: number }> {
-  const status = filter.status ?? null;
-  const after = filter.createdAfter ?? null;
-  const where = `account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR created_at > $3)`;
+  const params: unknown[] = [accountId];
+  const where = ['account_id = $1'];
+  const add = (sql: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  if (filter.status) add((p) => `status = ${p}`, filter.status);
+  if (filter.createdAfter) add((p) => `created_at > ${p}`, filter.createdAfter);
+  if (filter.recipientEmail) add((p) => `lower(recipient_email) = lower(${p})`, filter.recipientEmail);
+  if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
+  if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
+  const condition = where.join(' AND ');
+  const counted = params.length === (filter.status ? 2 : 1);
   const [list, total] = await Promise.all([
     db.query<CertificateRow>(
       `SELECT ${CERT_COLUMNS} FROM certificates
-        WHERE id IN (SELECT id FROM certificates WHERE ${where}
-                      ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5)
+        WHERE id IN (SELECT id FROM certificates WHERE ${condition}
+                      ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2})
         ORDER BY created_at DESC, id DESC`,
-      [accountId, status, after, filter.limit, filter.offset],
+      [...params, filter.limit, filter.offset],
     ),
-    after
-      ? db
-          .query<{ n: number }>(`SELECT count(*)::int AS n FROM certificates WHERE ${where}`, [
-            accountId,
-            status,
-            after,
-          ])
-          .then((r) => r.rows[0]!.n)
-      : countedTotal(db, accountId, status ? [`certificates:${status}`] : ALL_STATUSES),
+    counted
+      ? countedTotal(db, accountId, filter.status ? [`certificates:${filter.status}`] : ALL_STATUSES)
+      : db
+          .query<{ n: number }>(`SELECT count(*)::int AS n FROM certificates WHERE ${condition}`, params)
+          .then((r) => r.rows[0]!.n),
   ]);
   return { rows: list.rows, total };
 }

@@ -99,7 +99,8 @@ export function certificatesRoutes(
         summary: 'List certificates, newest first',
         description:
           'Polling pattern: ?status=Issued&page=1&perPage=100, optionally with createdAfter set to the newest createdAt ' +
-          'already seen. The plain and status-filtered calls cost the same however many certificates the account holds: ' +
+          'already seen. Search with recipientEmail, templateId and q (name contains, case- and accent-insensitive), ' +
+          'combinable with status, createdAfter and paging. The plain and status-filtered calls cost the same however many certificates the account holds: ' +
           'their total is an exact counter kept in the same transactions as issuing and revoking.',
         security,
         querystring: ListQuery,
@@ -113,6 +114,9 @@ export function certificatesRoutes(
       const q = request.query as {
         status?: CertificateStatus;
         createdAfter?: string;
+        recipientEmail?: string;
+        templateId?: string;
+        q?: string;
         page?: number;
         perPage?: number;
       };

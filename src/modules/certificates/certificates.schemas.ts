@@ -69,6 +69,10 @@ export const Certificate = Type.Object(
     templateId: Type.String({ format: 'uuid' }),
     recipientName: Type.String(),
     recipientEmail: Type.String(),
+    title: Type.String({
+      description:
+        "What was earned: the template's title filled at issue (e.g. the course), or the template name; frozen like the PDF",
+    }),
     data: Type.Object({}, { additionalProperties: true }),
     status: CertificateStatus,
     verificationUrl: Type.String({ format: 'uri' }),
@@ -118,6 +122,25 @@ export const ListQuery = Type.Object({
         'Only certificates created strictly after this instant (ISO 8601, e.g. 2026-11-21T09:30:00.000Z). ' +
         'Certificates of one batch share their createdAt, so poll with the newest createdAt of a previous ' +
         'poll only after reading all of its pages.',
+    }),
+  ),
+  recipientEmail: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 254,
+      description: 'Only certificates issued to this email address (exact match, case-insensitive)',
+    }),
+  ),
+  templateId: Type.Optional(
+    Type.String({ pattern: UUID_PATTERN, description: 'Only certificates issued from this template' }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Recipient name search: certificates whose name contains this text, ignoring case and accents ' +
+        '("zoe ang" finds "Zoë Ångström"); works in every script.',
     }),
   ),
   ...PageQuery,

@@ -11,13 +11,22 @@ export function createCertificatesService(deps: { db: Db; publicBaseUrl: string;
   return {
     async list(
       accountId: string,
-      input: PageInput & { status?: repo.CertificateStatus; createdAfter?: string },
+      input: PageInput & {
+        status?: repo.CertificateStatus;
+        createdAfter?: string;
+        recipientEmail?: string;
+        templateId?: string;
+        q?: string;
+      },
     ) {
       const page = toPage(input);
       const { rows, total } = await repo.listCertificates(db, accountId, {
         ...page,
         status: input.status,
         createdAfter: input.createdAfter === undefined ? undefined : new Date(input.createdAfter),
+        recipientEmail: input.recipientEmail,
+        templateId: input.templateId?.toLowerCase(),
+        q: input.q,
       });
       return paginated(rows.map(view), page, total);
     },

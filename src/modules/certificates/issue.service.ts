@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import { sampleValues, type PdfRenderer, type RenderValues } from '../../pdf/pdf-renderer.js';
+import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
@@ -40,6 +41,13 @@ interface Candidate {
 interface Rendered extends Candidate {
   pdf: Buffer;
   sha256: string;
+}
+
+// What was earned, frozen on the certificate: the design's title filled with the recipient's values,
+// or the template name when the design has none (or it fills to nothing).
+function titleOf(template: TemplateWithDesign, values: RenderValues): string {
+  const title = template.design.title === undefined ? '' : fillText(template.design.title, values);
+  return title || template.name;
 }
 
 const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted';
@@ -132,6 +140,7 @@ export function createIssueService(deps: {
         uniqueCode: r.values.uniqueCode,
         recipientName: r.recipient.name,
         recipientEmail: r.recipient.email,
+        title: titleOf(template, r.values),
         data: r.recipient.data,
         pdf: r.pdf,
         sha256: r.sha256,

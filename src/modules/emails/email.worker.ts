@@ -90,7 +90,7 @@ export function startEmailWorker(deps: {
         from: deps.mailFrom,
         to: job.recipient_email,
         recipientName: job.recipient_name,
-        templateName: job.template_name,
+        title: job.title,
         issuerName: job.issuer_name,
         verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
         uniqueCode: job.unique_code,

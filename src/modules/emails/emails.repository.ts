@@ -63,7 +63,7 @@ export interface Job {
   recipient_email: string;
   recipient_name: string;
   unique_code: string;
-  template_name: string;
+  title: string;
   issuer_name: string;
   pdf: Buffer;
 }
@@ -85,11 +85,9 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
        RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
-            c.recipient_name, c.unique_code,
-            t.name AS template_name, a.name AS issuer_name, p.pdf
+            c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
-       JOIN templates t ON t.id = c.template_id
        JOIN accounts a ON a.id = c.account_id
        JOIN certificate_pdfs p ON p.certificate_id = c.id`,
     [input.limit, input.leaseMs],

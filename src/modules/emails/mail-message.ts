@@ -31,7 +31,8 @@ export interface CertificateMessageInput {
   from: string;
   to: string;
   recipientName: string;
-  templateName: string;
+  /** What was earned: the certificate's frozen title. */
+  title: string;
   issuerName: string;
   verificationUrl: string;
   uniqueCode: string;
@@ -104,7 +105,7 @@ export function certificateAttachmentName(uniqueCode: string): string {
 
 export function buildCertificateMessage(input: CertificateMessageInput): MailMessage {
   const recipient = sanitizeHeaderText(input.recipientName);
-  const template = sanitizeHeaderText(input.templateName);
+  const title = sanitizeHeaderText(input.title);
   const issuer = sanitizeHeaderText(input.issuerName);
   const url = checkedUrl(input.verificationUrl);
   const from = parseMailAddress(input.from, 'sender');
@@ -113,7 +114,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   const text = [
     `Hello ${recipient},`,
     '',
-    `${issuer} has issued you a certificate: ${template}.`,
+    `${issuer} has issued you a certificate: ${title}.`,
     '',
     'The certificate is attached to this email as a PDF.',
     `Anyone can check that it is genuine at:`,
@@ -133,7 +134,7 @@ ${nameFontFaces(new URL('fonts/', url).href)}
 </style></head>
 <body style="font-family:${e(FONT_STACK)}">
 <p>Hello <bdi>${e(recipient)}</bdi>,</p>
-<p><bdi>${e(issuer)}</bdi> has issued you a certificate: <strong><bdi>${e(template)}</bdi></strong>.</p>
+<p><bdi>${e(issuer)}</bdi> has issued you a certificate: <strong><bdi>${e(title)}</bdi></strong>.</p>
 <p>The certificate is attached to this email as a PDF. Anyone can check that it is genuine at:<br>
 <a href="${e(url)}">${e(url)}</a></p>
 <p>Certificate code: ${e(sanitizeHeaderText(input.uniqueCode))}</p>
@@ -143,7 +144,7 @@ ${nameFontFaces(new URL('fonts/', url).href)}
   return {
     from,
     to,
-    subject: `Your certificate: ${template} — ${recipient}`,
+    subject: `Your certificate: ${title} — ${recipient}`,
     text,
     html,
     attachments: [

@@ -172,6 +172,7 @@ export function renderVerifyPage(view: VerifyView): string {
   const state = stateOf(view);
   const details = [
     row('Awarded to', escapeHtml(view.recipientName), 'recipient-name', 'name', true),
+    row('Awarded for', escapeHtml(view.title), 'title', '', true),
     row('Certificate', escapeHtml(view.templateName), 'template-name', '', true),
     row('Issued by', escapeHtml(view.issuerName), 'issuer-name', '', true),
     row('Issued on', time(view.issuedAt), 'issued-at'),

@@ -23,6 +23,10 @@ const Verification = Type.Object(
     issuedAt: Timestamp,
     revokedAt: Type.Union([Timestamp, Type.Null()]),
     revocationReason: Type.Union([Type.String(), Type.Null()]),
+    title: Type.String({
+      description:
+        'What was earned (e.g. the course), frozen at issue; the template name when the design has no title',
+    }),
     templateName: Type.String(),
     issuerName: Type.String(),
     verificationUrl: Type.String({ format: 'uri' }),

@@ -11,6 +11,7 @@ export interface Verification {
   issuedAt: string;
   revokedAt: string | null;
   revocationReason: string | null;
+  title: string;
   templateName: string;
   issuerName: string;
   verificationUrl: string;
@@ -24,6 +25,7 @@ interface Row {
   issued_at: Date;
   revoked_at: Date | null;
   revocation_reason: string | null;
+  title: string;
   template_name: string;
   issuer_name: string;
   sha256: string;
@@ -49,7 +51,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
            FROM templates t, accounts a, certificate_pdfs p
           WHERE c.unique_code = $1 AND c.status <> 'Draft'
             AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
-          RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason,
+          RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
                     t.name AS template_name, a.name AS issuer_name, p.sha256`,
         [code, opts.count !== false],
       );
@@ -63,6 +65,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         issuedAt: row.issued_at.toISOString(),
         revokedAt: row.revoked_at?.toISOString() ?? null,
         revocationReason: row.revocation_reason,
+        title: row.title,
         templateName: row.template_name,
         issuerName: row.issuer_name,
         verificationUrl: verificationUrl(deps.publicBaseUrl, row.unique_code),
