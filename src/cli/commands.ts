@@ -113,6 +113,39 @@ export const commands: Command[] = [
     },
   },
   {
+    path: ['account', 'list'],
+    usage: 'account list',
+    positionals: [],
+    async run(ctx) {
+      const accounts = await deps(ctx).services.accounts.list();
+      print(
+        ctx.io,
+        ctx.json,
+        { data: accounts },
+        accounts.length === 0
+          ? ['No accounts: create one with certsvc account create --name NAME --plan PLAN']
+          : accounts.map((a) => `${a.id}  ${a.plan.padEnd(10)}  ${a.name}  created ${a.createdAt}`),
+      );
+    },
+  },
+  {
+    path: ['account', 'show'],
+    usage: 'account show ACCOUNT_ID',
+    positionals: ['ACCOUNT_ID'],
+    async run(ctx) {
+      const a = await deps(ctx).services.accounts.overview(id(ctx.args[0], 'ACCOUNT_ID'));
+      const limit = a.usage.limit === null ? 'unlimited' : String(a.usage.limit);
+      print(ctx.io, ctx.json, a, [
+        `Account ${a.name}: ${a.id}`,
+        `Plan: ${a.plan} (API access ${a.apiAccess ? 'yes' : 'no'}, email delivery ${a.emailDelivery ? 'yes' : 'no'})`,
+        `Monthly limit: ${limit}${a.monthlyLimit !== null ? ' (set on the account)' : ''}`,
+        `Contract: ${a.contract ? `${a.contract.id} from ${a.contract.startsAt} to ${a.contract.endsAt ?? 'open end'}` : 'none'}`,
+        `Keys: ${a.keys.active} active, ${a.keys.revoked} revoked`,
+        `Usage: ${a.usage.used} used of ${limit}${a.usage.remaining === null ? '' : `, ${a.usage.remaining} remaining`}; resets ${a.usage.resetAt}`,
+      ]);
+    },
+  },
+  {
     path: ['account', 'set-plan'],
     usage: 'account set-plan ACCOUNT_ID PLAN',
     positionals: ['ACCOUNT_ID', 'PLAN'],
@@ -204,6 +237,55 @@ export const commands: Command[] = [
       const design = await readDesignFile(required(ctx, 'file'));
       const template = await deps(ctx).services.templates.create(accountId, design);
       print(ctx.io, ctx.json, template, [`Created template ${template.name}: ${template.id}`]);
+    },
+  },
+  {
+    path: ['template', 'list'],
+    usage: 'template list ACCOUNT_ID',
+    positionals: ['ACCOUNT_ID'],
+    async run(ctx) {
+      const templates = await deps(ctx).services.templates.listAll(id(ctx.args[0], 'ACCOUNT_ID'));
+      print(
+        ctx.io,
+        ctx.json,
+        { data: templates },
+        templates.length === 0
+          ? ['No templates']
+          : templates.map(
+              (t) =>
+                `${t.id}  ${t.status.padEnd(8)}  ${t.name}  [${t.fields.map((f) => f.key).join(',')}]  updated ${t.updatedAt}`,
+            ),
+      );
+    },
+  },
+  {
+    path: ['template', 'show'],
+    usage: 'template show TEMPLATE_ID',
+    positionals: ['TEMPLATE_ID'],
+    async run(ctx) {
+      const template = await deps(ctx).services.templates.show(id(ctx.args[0], 'TEMPLATE_ID'));
+      print(ctx.io, ctx.json, template, [
+        `Template ${template.name} (${template.status}): ${template.id}`,
+        `Account: ${template.accountId}`,
+        `Title: ${template.design.title ?? '(the template name)'}`,
+        `Fields: ${template.fields.map((f) => `${f.key}${f.required ? '' : '?'} "${f.label}"`).join(', ') || 'none'}`,
+        `Page: ${template.design.page.width} x ${template.design.page.height} pt, ${template.design.elements.length} elements`,
+        `Created ${template.createdAt}, updated ${template.updatedAt}`,
+      ]);
+    },
+  },
+  {
+    path: ['template', 'update'],
+    usage: 'template update TEMPLATE_ID --file DESIGN.json',
+    positionals: ['TEMPLATE_ID'],
+    options: { file: { type: 'string' } },
+    async run(ctx) {
+      const templateId = id(ctx.args[0], 'TEMPLATE_ID');
+      const design = await readDesignFile(required(ctx, 'file'));
+      const template = await deps(ctx).services.templates.update(templateId, design);
+      print(ctx.io, ctx.json, template, [
+        `Updated template ${template.name}: ${template.id} (new certificates use the new design; issued ones keep their PDFs)`,
+      ]);
     },
   },
   {

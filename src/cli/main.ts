@@ -14,6 +14,8 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   worker                                    run the email worker alone
   migrate                                   apply database migrations
   account create --name NAME --plan PLAN [--monthly-limit N]
+  account list
+  account show ACCOUNT_ID                   plan, limits, contract, keys, usage
   account set-plan ACCOUNT_ID PLAN
   contract create ACCOUNT_ID [--starts ISO] [--ends ISO] [--no-email]
   contract end CONTRACT_ID
@@ -21,6 +23,9 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   key list ACCOUNT_ID
   key revoke KEY_ID
   template create ACCOUNT_ID --file DESIGN.json
+  template list ACCOUNT_ID
+  template show TEMPLATE_ID
+  template update TEMPLATE_ID --file DESIGN.json   same id; new certificates use the new design
   template archive TEMPLATE_ID
   template preview --file DESIGN.json --out FILE.pdf
   user create ACCOUNT_ID --email EMAIL      password from standard input, or generated and printed once

@@ -21,6 +21,7 @@ const CERTIFICATE_FIELDS = [
   'templateId',
   'recipientName',
   'recipientEmail',
+  'title',
   'data',
   'status',
   'verificationUrl',

@@ -152,13 +152,15 @@ describe('POST /certificates/:id/send', () => {
       ['ada@example.com'],
     );
     assert.ok(parsed.subject?.includes('Ada Lovelace'), parsed.subject);
-    assert.ok(parsed.subject?.includes(templateName), parsed.subject);
+    // The certificate's title (the sample design's {{data.course}}), not the template name.
+    assert.ok(parsed.subject?.includes('Graph Theory'), parsed.subject);
+    assert.ok(!parsed.subject?.includes(templateName), parsed.subject);
     for (const [part, content] of [
       ['text', parsed.text],
       ['html', typeof parsed.html === 'string' ? parsed.html : ''],
     ] as const) {
       assert.ok(content?.includes('Ada Lovelace'), `${part} names the recipient`);
-      assert.ok(content?.includes(templateName), `${part} names the template`);
+      assert.ok(content?.includes('Graph Theory'), `${part} names what was earned`);
       assert.ok(content?.includes(cert.verificationUrl), `${part} carries the verification URL`);
     }
     assert.equal(parsed.attachments.length, 1);

@@ -83,3 +83,49 @@ export async function findEntitlement(
   );
   return rows[0];
 }
+
+export async function listAccounts(db: Queryable): Promise<AccountRow[]> {
+  const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, id`);
+  return rows;
+}
+
+export interface AccountOverviewRow extends AccountRow {
+  api_access: boolean;
+  plan_email_delivery: boolean;
+  effective_limit: number | null;
+  contract_id: string | null;
+  contract_starts_at: Date | null;
+  contract_ends_at: Date | null;
+  contract_email_delivery: boolean | null;
+  active_keys: number;
+  revoked_keys: number;
+  used: number;
+}
+
+// Everything an operator reads about one account: its plan's rights and limit, the partner contract
+// in force at `now`, its keys and its use of the period starting on `period`.
+export async function accountOverview(
+  db: Queryable,
+  input: { id: string; now: Date; period: string },
+): Promise<AccountOverviewRow | undefined> {
+  const { rows } = await db.query<AccountOverviewRow>(
+    `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at,
+            p.api_access, p.email_delivery AS plan_email_delivery,
+            COALESCE(a.monthly_limit, p.monthly_limit) AS effective_limit,
+            c.id AS contract_id, c.starts_at AS contract_starts_at, c.ends_at AS contract_ends_at,
+            c.email_delivery AS contract_email_delivery,
+            (SELECT count(*)::int FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL) AS active_keys,
+            (SELECT count(*)::int FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NOT NULL) AS revoked_keys,
+            COALESCE((SELECT u.used FROM usage_periods u WHERE u.account_id = a.id AND u.period_start = $3), 0) AS used
+       FROM accounts a
+       JOIN plans p ON p.name = a.plan
+       LEFT JOIN LATERAL (
+         SELECT id, starts_at, ends_at, email_delivery FROM contracts
+          WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
+          ORDER BY starts_at DESC LIMIT 1
+       ) c ON true
+      WHERE a.id = $1`,
+    [input.id, input.now, input.period],
+  );
+  return rows[0];
+}

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import { SCOPES } from '../api-keys/key-format.js';
+import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
 
 export interface AccountView {
@@ -12,6 +13,40 @@ export interface AccountView {
   plan: string;
   monthlyLimit: number | null;
   createdAt: string;
+}
+
+export interface AccountOverview extends AccountView {
+  apiAccess: boolean;
+  emailDelivery: boolean;
+  contract: { id: string; startsAt: string; endsAt: string | null; emailDelivery: boolean } | null;
+  keys: { active: number; revoked: number };
+  usage: { used: number; limit: number | null; remaining: number | null; resetAt: string };
+}
+
+function overview(row: repo.AccountOverviewRow, now: Date): AccountOverview {
+  // A partner contract in force lifts the limit and grants API access (docs/api.md, Access).
+  const partner = row.contract_id !== null;
+  const limit = partner ? null : row.effective_limit;
+  return {
+    ...view(row),
+    apiAccess: partner || row.api_access,
+    emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
+    contract: partner
+      ? {
+          id: row.contract_id!,
+          startsAt: row.contract_starts_at!.toISOString(),
+          endsAt: row.contract_ends_at?.toISOString() ?? null,
+          emailDelivery: row.contract_email_delivery === true,
+        }
+      : null,
+    keys: { active: row.active_keys, revoked: row.revoked_keys },
+    usage: {
+      used: row.used,
+      limit,
+      remaining: limit === null ? null : Math.max(0, limit - row.used),
+      resetAt: periodEnd(now).toISOString(),
+    },
+  };
 }
 
 function view(row: repo.AccountRow): AccountView {
@@ -79,6 +114,17 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
         emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
         monthlyLimit: partner ? null : row.monthly_limit,
       };
+    },
+
+    async list(): Promise<AccountView[]> {
+      return (await repo.listAccounts(db)).map(view);
+    },
+
+    async overview(id: string): Promise<AccountOverview> {
+      const now = deps.now();
+      const row = await repo.accountOverview(db, { id, now, period: isoDate(periodStart(now)) });
+      if (!row) throw new NotFoundError('Account');
+      return overview(row, now);
     },
 
     async get(id: string): Promise<AccountView> {

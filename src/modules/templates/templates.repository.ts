@@ -88,3 +88,40 @@ export async function archiveTemplate(db: Queryable, id: string): Promise<Templa
   );
   return rows[0];
 }
+
+// Every template of an account, archived ones too, newest first (the operator's view).
+export async function listAll(db: Queryable, accountId: string): Promise<TemplateRow[]> {
+  const { rows } = await db.query<TemplateRow>(
+    `SELECT ${COLUMNS} FROM templates WHERE account_id = $1 ORDER BY created_at DESC, id DESC`,
+    [accountId],
+  );
+  return rows;
+}
+
+export async function findWithDesign(db: Queryable, id: string): Promise<TemplateWithDesign | undefined> {
+  const { rows } = await db.query<TemplateWithDesign>(
+    `SELECT ${COLUMNS}, design FROM templates WHERE id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+// A new design under the same id; the trigger of migration 002 moves updated_at, so the PDF
+// workers compile it afresh. Issued certificates keep their frozen PDFs and titles.
+export async function updateDesign(
+  db: Queryable,
+  input: { id: string; design: Design },
+): Promise<TemplateRow | undefined> {
+  const { rows } = await db.query<TemplateRow>(
+    `UPDATE templates SET name = $2, description = $3, fields = $4, design = $5
+      WHERE id = $1 AND status = 'active' RETURNING ${COLUMNS}`,
+    [
+      input.id,
+      input.design.name,
+      input.design.description ?? null,
+      JSON.stringify(input.design.fields),
+      input.design,
+    ],
+  );
+  return rows[0];
+}

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/db.js';
-import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
 import { toIssues, compileBodyValidator } from '../../platform/http/validation.js';
@@ -110,6 +110,28 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
       const design = parseDesign(designInput, deps.checkDesign);
       if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
       return templateView(await repo.insertTemplate(db, { id: uuidv7(), accountId, design }));
+    },
+
+    // The operator's views (CLI): every template of an account with its status, and one with its design.
+    async listAll(accountId: string): Promise<(TemplateView & { status: string })[]> {
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
+      return (await repo.listAll(db, accountId)).map((row) => ({ ...templateView(row), status: row.status }));
+    },
+
+    async show(id: string): Promise<TemplateView & { accountId: string; status: string; design: Design }> {
+      const row = await repo.findWithDesign(db, id);
+      if (!row) throw new NotFoundError('Template');
+      return { ...templateView(row), accountId: row.account_id, status: row.status, design: row.design };
+    },
+
+    // Validated exactly like create; the id stays, so integrations keep working.
+    async update(id: string, designInput: unknown): Promise<TemplateView> {
+      const design = parseDesign(designInput, deps.checkDesign);
+      const row = await repo.updateDesign(db, { id, design });
+      if (row) return templateView(row);
+      if (await repo.findWithDesign(db, id))
+        throw new ConflictError('An archived template cannot be updated');
+      throw new NotFoundError('Template');
     },
 
     async archive(id: string): Promise<TemplateView> {
