@@ -399,7 +399,7 @@ describe(
       [
         'missing subcommand',
         async () => ['template'],
-        /"template" needs a subcommand: create, archive, preview/,
+        /"template" needs a subcommand: create, list, show, update, archive, preview/,
       ],
       [
         'unknown option',
