@@ -129,4 +129,29 @@ describe('dashboard: sign in and Settings > API keys (Chromium)', { skip }, () =
     await shot(page, 'sign-in-throttled-phone');
     await page.context().close();
   });
+
+  it('labels every input and starts the keyboard tab order with a skip link to the content', async () => {
+    const user = await createUser(env);
+    const page = await newPage(env);
+    await signIn(env, page, user);
+    for (const path of [
+      '/dashboard',
+      '/dashboard/settings/api-keys',
+      '/dashboard/certificates',
+      `/dashboard/certificates/new?templateId=${user.tenant.templateId}`,
+      `/dashboard/certificates/upload?templateId=${user.tenant.templateId}`,
+    ]) {
+      await page.goto(`${env.base}${path}`);
+      const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (els) =>
+        els.filter((e) => (e as HTMLInputElement).labels?.length === 0).map((e) => e.outerHTML),
+      );
+      assert.deepEqual(unlabelled, [], path);
+      assert.equal(await page.getAttribute('html', 'lang'), 'en');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content', path);
+      await page.keyboard.press('Enter');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'main', path);
+    }
+    await page.context().close();
+  });
 });
