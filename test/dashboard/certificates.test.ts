@@ -215,4 +215,32 @@ describe('dashboard: templates and certificates (Chromium)', { skip }, () => {
     await shot(page, 'templates-phone');
     await page.context().close();
   });
+
+  it('searches by recipient name (any case and accents) or by email address, with the status filter', async () => {
+    const user = await createUser(env);
+    const zoe = await issueCertificate(env.t.app, user.tenant, {
+      name: 'Zoë Ångström',
+      email: 'zoe@example.com',
+      data: { course: 'Safe Lifting' },
+    });
+    await issueCertificate(env.t.app, user.tenant, {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      data: { course: 'Engines' },
+    });
+    await env.t.deps.services.certificates.revoke(user.tenant.accountId, zoe.id, null);
+    const page = await newPage(env);
+    await signIn(env, page, user);
+    const shown = async (query: string) => {
+      await page.goto(`${env.base}/dashboard/certificates${query}`);
+      return page.$$eval('#certificates tbody tr a.name', (links) => links.map((a) => a.textContent?.trim()));
+    };
+    assert.deepEqual(await shown(''), ['Ada Lovelace', 'Zoë Ångström']);
+    assert.deepEqual(await shown('?q=zoe+angstrom'), ['Zoë Ångström']);
+    assert.deepEqual(await shown('?q=ADA%40example.com'), ['Ada Lovelace']);
+    assert.deepEqual(await shown('?q=zoe&status=Issued'), []);
+    assert.match((await page.textContent('#no-results')) ?? '', /No certificates match/);
+    assert.deepEqual(await shown('?q=zoe&status=Revoked'), ['Zoë Ångström']);
+    await page.context().close();
+  });
 });
