@@ -9,6 +9,7 @@ import { validatorCompiler } from './platform/http/validation.js';
 import { installBodyParsers } from './platform/http/body.js';
 import { fastifyEdgeOptions, installEdge } from './platform/http/edge.js';
 import { uuidv7 } from './platform/ids.js';
+import { docsRoutes } from './modules/openapi/docs.routes.js';
 import { openapiRoutes } from './modules/openapi/openapi.routes.js';
 import { Template, templatesRoutes } from './modules/templates/templates.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
@@ -117,6 +118,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   emailsRoutes(app, deps.services.emails, deps.db);
   verifyRoutes(app, deps.services.verify);
   openapiRoutes(app);
+  docsRoutes(app);
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     db: deps.db,
