@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ValidationError, type Issue } from '../errors.js';
+import { describeError } from '../issue-messages.js';
 
 // Bodies are validated strictly (no coercion, unknown fields refused by the schemas); query strings
 // and path parameters are strings on the wire, so they are coerced to the declared types.
@@ -23,6 +24,8 @@ function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce,
     useDefaults: true,
     removeAdditional: false,
+    // Errors carry their schema, so that messages can say what is allowed (issue-messages.ts).
+    verbose: true,
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: SERVICE_VALIDATED_ITEMS });
@@ -98,19 +101,6 @@ function pointerToPath(pointer: string): (string | number)[] {
     .map((s) => (/^(0|[1-9]\d*)$/.test(s) ? Number(s) : s));
 }
 
-function describe(error: ErrorObject): { extra?: string; message: string } {
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return { extra: String(error.params.additionalProperty), message: 'is not a known field' };
-    case 'required':
-      return { extra: String(error.params.missingProperty), message: 'is required' };
-    case 'pattern':
-      return { message: 'has an invalid format' };
-    default:
-      return { message: error.message ?? 'is invalid' };
-  }
-}
-
 // Ajv errors to contract issues, with paths as the client sent them: ["recipients", 3, "email"].
 export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []): Issue[] {
   const seen = new Set<string>();
@@ -121,7 +111,7 @@ export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []
     .map((e) => e.schemaPath);
   const relevant = errors.filter((e) => !unions.some((u) => e.schemaPath.startsWith(`${u}/`)));
   for (const error of relevant) {
-    const { extra, message } = describe(error);
+    const { extra, message } = describeError(error);
     const path = [...prefix, ...pointerToPath(error.instancePath), ...(extra === undefined ? [] : [extra])];
     const key = JSON.stringify(path) + message;
     if (seen.has(key)) continue;
