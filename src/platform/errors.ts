@@ -6,6 +6,9 @@ export interface Issue {
 }
 
 export class AppError extends Error {
+  // Headers the answer carries besides the envelope (Retry-After on a 429).
+  headers: Record<string, string> = {};
+
   constructor(
     readonly code: string,
     message: string,
@@ -13,6 +16,26 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+}
+
+// 401: `unauthorized` when no Authorization header came, `invalid_api_key` for anything else.
+export class UnauthorizedError extends AppError {
+  constructor(code: 'unauthorized' | 'invalid_api_key', message: string) {
+    super(code, message);
+  }
+}
+
+export class InsufficientScopeError extends AppError {
+  constructor(scope: string) {
+    super('insufficient_scope', `This API key lacks the scope ${scope}`);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterS: number) {
+    super('rate_limited', 'Too many requests; retry after the number of seconds in Retry-After');
+    this.headers = { 'Retry-After': String(Math.max(1, retryAfterS)) };
   }
 }
 

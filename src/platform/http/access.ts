@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitDecision, RateLimitStore } from '../rate-limit/rate-limit.store.js';
 import type { Authenticator, Principal } from '../principal.js';
-import { sendError } from './error-handler.js';
+import { ForbiddenError, InsufficientScopeError, RateLimitedError, UnauthorizedError } from '../errors.js';
 import { isUnderApi } from './path.js';
 
-// Who may call a route, and which limiter bucket the call uses (decisions 10 and 13).
+// Who may call a route, and which limiter bucket the call uses (docs/api.md, Authentication and limits).
 export type Access =
   | { kind: 'key'; scope: string } // Authorization: Bearer key; key bucket
   | { kind: 'verify' } // public; per-IP verify bucket
@@ -44,19 +44,11 @@ export function installAccessControl(
 ) {
   const windowMs = deps.limits.windowS * 1000;
 
-  // Counts the request in a bucket and sets the headers; false when refused (429 already sent).
-  async function count(reply: FastifyReply, bucket: string): Promise<boolean> {
+  // Counts the request in a bucket and sets the headers; a refusal is a 429 for the error handler.
+  async function count(reply: FastifyReply, bucket: string): Promise<void> {
     const decision = await deps.store.consume(bucket, deps.limits.max, windowMs);
     setRateHeaders(reply, decision);
-    if (decision.allowed) return true;
-    reply.header('Retry-After', Math.max(1, decision.retryAfter));
-    sendError(
-      reply,
-      429,
-      'rate_limited',
-      'Too many requests; retry after the number of seconds in Retry-After',
-    );
-    return false;
+    if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
   }
 
   // Node keeps only the first of several Authorization headers; a request that sends more than one
@@ -79,50 +71,39 @@ export function installAccessControl(
       case 'none':
         return;
       case 'verify':
-        if (!(await count(reply, `verify:${request.ip}`))) return reply;
+        await count(reply, `verify:${request.ip}`);
         return;
       case 'anonymous':
-        if (!(await count(reply, `anon:${request.ip}`))) return reply;
+        await count(reply, `anon:${request.ip}`);
         return;
       case 'unknown-route': {
         // 404/405 answers: counted on the key when a valid one is given, else on the caller's IP.
         const token = bearer(request);
         const principal = token ? await deps.keys.authenticate(token) : undefined;
         const bucket = principal ? `key:${principal.keyId}` : `anon:${request.ip}`;
-        if (!(await count(reply, bucket))) return reply;
+        await count(reply, bucket);
         return;
       }
       case 'key': {
         if (request.headers.authorization === undefined) {
-          if (!(await count(reply, `anon:${request.ip}`))) return reply;
-          sendError(
-            reply,
-            401,
+          await count(reply, `anon:${request.ip}`);
+          throw new UnauthorizedError(
             'unauthorized',
             'The Authorization header is missing; send Authorization: Bearer <API key>',
           );
-          return reply;
         }
         const token = bearer(request);
         const principal = token ? await deps.keys.authenticate(token) : undefined;
         if (!principal) {
-          if (!(await count(reply, `anon:${request.ip}`))) return reply;
-          sendError(reply, 401, 'invalid_api_key', 'The API key is malformed, unknown or revoked');
-          return reply;
+          await count(reply, `anon:${request.ip}`);
+          throw new UnauthorizedError('invalid_api_key', 'The API key is malformed, unknown or revoked');
         }
-        if (!(await count(reply, `key:${principal.keyId}`))) return reply;
+        await count(reply, `key:${principal.keyId}`);
         if (!principal.entitled) {
-          sendError(
-            reply,
-            403,
-            'forbidden',
-            'API access needs the Business plan or an active partner contract',
-          );
-          return reply;
+          throw new ForbiddenError('API access needs the Business plan or an active partner contract');
         }
         if (!principal.scopes.includes(access.scope)) {
-          sendError(reply, 403, 'insufficient_scope', `This API key lacks the scope ${access.scope}`);
-          return reply;
+          throw new InsufficientScopeError(access.scope);
         }
         request.principal = principal;
         return;

@@ -84,6 +84,7 @@ export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const domain: unknown = error;
     if (domain instanceof AppError) {
+      reply.headers(domain.headers);
       return sendError(
         reply,
         STATUS_BY_CODE[domain.code] ?? 500,
