@@ -11,7 +11,8 @@ import { fastifyEdgeOptions, installEdge } from './platform/http/edge.js';
 import { uuidv7 } from './platform/ids.js';
 import { docsRoutes } from './modules/openapi/docs.routes.js';
 import { openapiRoutes } from './modules/openapi/openapi.routes.js';
-import { Template, templatesRoutes } from './modules/templates/templates.routes.js';
+import { templatesRoutes } from './modules/templates/templates.routes.js';
+import { Template } from './modules/templates/templates.schemas.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { certificatesRoutes } from './modules/certificates/certificates.routes.js';
 import { Certificate } from './modules/certificates/certificates.schemas.js';
@@ -89,7 +90,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
       },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // Fastify's swagger marks every declared body as required; these two are optional (decisions 3, 8).
+    // Fastify's swagger marks every declared body as required; these two are optional (docs/api.md, Certificates and Email).
     transformObject: (input) => {
       const doc = (
         input as unknown as { openapiObject: { paths?: Record<string, Record<string, Operation>> } }

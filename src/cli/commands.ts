@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import { prepareDatabase, type Deps } from '../deps.js';
+import { appliedMigrations } from '../platform/db/migrate.js';
 import { UUID_PATTERN } from '../platform/ids.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
@@ -83,10 +84,7 @@ export const commands: Command[] = [
     async run(ctx) {
       // createDeps skips migrations for this command, so that it can report what it applied.
       const applied = await prepareDatabase(deps(ctx).db, ctx.config);
-      const { rows } = await deps(ctx).db.query<{ name: string }>(
-        'SELECT name FROM schema_migrations ORDER BY name',
-      );
-      const names = rows.map((r) => r.name);
+      const names = await appliedMigrations(deps(ctx).db);
       print(ctx.io, ctx.json, { applied, migrations: names }, [
         applied.length > 0
           ? `Applied ${applied.join(', ')}; database is up to date (${names.length} migrations)`

@@ -81,5 +81,3 @@ export class PdfWriter {
     return Buffer.concat(this.chunks, this.length);
   }
 }
-
-export const pdfHeader = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';

@@ -11,7 +11,7 @@ import { createTenant, testConfig, testDatabaseUrl, type Tenant } from '../helpe
 import { recipients } from './support.js';
 import { freePort } from '../../src/platform/net.js';
 
-// decisions 6: every certificate is committed together with its frozen PDF, also after a crash;
+// docs/api.md, Certificates: every certificate is committed together with its frozen PDF, also after a crash;
 // and the quota used always equals the certificates that exist. The real server is killed with
 // SIGKILL while batches are in flight, then restarted on the same database.
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { pdfText } from '../helpers/pdf.js';
+import { pdfText } from '../pdf/pdf-helpers.js';
 import {
   certificateCount,
   insertDraft,

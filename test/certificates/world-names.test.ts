@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { pdfText } from '../helpers/pdf.js';
+import { pdfText } from '../pdf/pdf-helpers.js';
 import { comparable, worldNames } from '../helpers/world-names.js';
 import { issue, recipient, type BatchItem } from './support.js';
 

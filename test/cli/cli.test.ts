@@ -15,7 +15,7 @@ import { testConfig, testDatabaseUrl } from '../helpers/app.js';
 import { cliEnv, REPO_ROOT, runCli, type CliResult } from './run-cli.js';
 import { verifyPassword } from '../../src/modules/users/password.js';
 
-// The `certsvc` command (decisions 16), run as a real child process against the test database.
+// The `certsvc` command (README, The certsvc command), run as a real child process against the test database.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY = /^svc_live_[A-Za-z0-9]{32}$/;

@@ -7,7 +7,7 @@ import { createTenant, startTestApp, type Tenant, type TestApp } from '../helper
 import { createFreshDatabase, parseMail, settled, waitFor, type FreshDatabase } from './support.js';
 
 // With no SMTP_URL (the embedded default) the worker writes each message as an .eml file under
-// DATA_DIR/mail and marks the send sent (decisions 8).
+// DATA_DIR/mail and marks the send sent (docs/api.md, Email).
 
 let db: FreshDatabase;
 let t: TestApp;

@@ -8,7 +8,7 @@ import { createTenant, startTestApp, type Tenant, type TestApp } from '../helper
 import { startSmtpServer, type TestSmtpServer } from './smtp-test-server.js';
 import { codeInMessage, createFreshDatabase, freePort, waitFor, type FreshDatabase } from './support.js';
 
-// A send answered 202 is never lost (decisions 8): the real server, as a child process, is killed with
+// A send answered 202 is never lost (docs/api.md, Email): the real server, as a child process, is killed with
 // SIGKILL in the middle of delivering 200 sends and started again; every send ends sent and every
 // one reached the SMTP server at least once.
 

@@ -21,7 +21,7 @@ import {
 
 // Delivery outcomes against a real SMTP server that fails on purpose: transient failures retry with
 // backoff, permanent ones fail at once, a dead worker's job comes back after its lease, and two
-// workers side by side deliver each send once (decisions 8).
+// workers side by side deliver each send once (docs/api.md, Email).
 
 const root = path.resolve(import.meta.dirname, '../../..');
 

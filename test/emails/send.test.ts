@@ -15,7 +15,7 @@ import {
 } from './support.js';
 
 // POST /certificates/:id/send and GET /certificates/:id/emails through the real app, delivered by the
-// real worker over SMTP to a real SMTP server, and the message parsed back (decisions 8).
+// real worker over SMTP to a real SMTP server, and the message parsed back (docs/api.md, Email).
 
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 // Body handling at the edges: an empty body is no body whatever its content type; on send, even an
-// unparsable body is checked only after 404 and 403 (decisions 8); HEAD and 304 count nothing.
+// unparsable body is checked only after 404 and 403 (docs/api.md, Email); HEAD and 304 count nothing.
 
 let t: TestApp;
 let tenant: Tenant;

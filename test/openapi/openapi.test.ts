@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
-// GET /api/v1/openapi.json (decisions 15): public, OpenAPI 3.1, complete for every served route,
+// GET /api/v1/openapi.json (docs/api.md, introduction): public, OpenAPI 3.1, complete for every served route,
 // and clean under Redocly's linter (configured by redocly.yaml at the repository root).
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, DEFAULT_PLANS, loadConfig } from '../../src/config.js';
 
-describe('configuration (decisions 16)', () => {
+describe('configuration (README, Configuration)', () => {
   it('defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 3000);

@@ -15,7 +15,7 @@ import { createTenant, startTestApp, type TestApp } from '../helpers/app.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-describe('API key format (decisions 13)', () => {
+describe('API key format (docs/api.md, Authentication and limits)', () => {
   it('svc_live_ + 26 random base62 + the 6-character base62 CRC32 of those 26', () => {
     for (let i = 0; i < 200; i++) {
       const key = generateKey();
@@ -82,7 +82,7 @@ describe('keys at rest', () => {
   });
 });
 
-describe('ids and codes (decisions 1, 4)', () => {
+describe('ids and codes (docs/api.md, Conventions)', () => {
   it('uuidv7: version 7, variant 10, strictly increasing within a process', () => {
     let previous = '';
     const now = Date.now();

@@ -5,7 +5,7 @@ import { createApp } from '../../src/app.js';
 import { createDeps, createLogger, type Deps } from '../../src/deps.js';
 import { createTenant, testConfig, type Tenant } from '../helpers/app.js';
 
-// GET /api/v1/usage (decisions 7), with a controllable clock so that the period is known.
+// GET /api/v1/usage (docs/api.md, Certificates: quota), with a controllable clock so that the period is known.
 
 let clock = new Date('2026-02-14T10:30:00.000Z');
 let deps: Deps;

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-// svc_live_ + 26 random base62 characters + 6-character base62 CRC32 of those 26 (decisions 13).
+// svc_live_ + 26 random base62 characters + 6-character base62 CRC32 of those 26 (docs/api.md, Authentication and limits).
 export const KEY_PREFIX = 'svc_live_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = /^svc_live_[A-Za-z0-9]{32}$/;

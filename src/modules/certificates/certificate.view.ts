@@ -1,26 +1,16 @@
+import type { Static } from 'typebox';
+import type { Certificate } from './certificates.schemas.js';
 import type { CertificateRow } from './certificates.repository.js';
 
-export interface CertificateView {
-  id: string;
-  uniqueCode: string;
-  templateId: string;
-  recipientName: string;
-  recipientEmail: string;
-  title: string;
-  data: Record<string, string | number | boolean>;
-  status: CertificateRow['status'];
-  verificationUrl: string;
-  issuedAt: string | null;
-  revokedAt: string | null;
-  revocationReason: string | null;
-  downloadCount: number;
-  emailCount: number;
-  verificationCount: number;
-  createdAt: string;
-}
+export type CertificateView = Static<typeof Certificate>;
 
 export function verificationUrl(publicBaseUrl: string, uniqueCode: string): string {
   return `${publicBaseUrl}/verify/${uniqueCode}`;
+}
+
+// The name of the frozen PDF, as downloaded and as attached to the certificate email.
+export function certificateFileName(uniqueCode: string): string {
+  return `certificate-${uniqueCode.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf`;
 }
 
 export function certificateView(row: CertificateRow, publicBaseUrl: string): CertificateView {

@@ -146,6 +146,19 @@ export async function findCertificate(
   return rows[0];
 }
 
+// Locks the certificate row until the caller's transaction ends (a send against a concurrent revoke).
+export async function lockCertificate(
+  tx: Queryable,
+  accountId: string,
+  id: string,
+): Promise<Pick<CertificateRow, 'status' | 'recipient_email'> | undefined> {
+  const { rows } = await tx.query<Pick<CertificateRow, 'status' | 'recipient_email'>>(
+    'SELECT status, recipient_email FROM certificates WHERE id = $1 AND account_id = $2 FOR UPDATE',
+    [id, accountId],
+  );
+  return rows[0];
+}
+
 // The frozen PDF; counts a download atomically when `count` is set.
 export async function readPdf(
   db: Queryable,

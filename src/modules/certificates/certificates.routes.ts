@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ValidationError } from '../../platform/errors.js';
 import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
@@ -16,9 +17,10 @@ import {
 import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { CertificatesService } from './certificates.service.js';
+import { certificateFileName } from './certificate.view.js';
+import { ifNoneMatch } from '../../platform/http/etag.js';
 import { BatchResult, IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
-import type { CertificateStatus } from './certificates.repository.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -36,9 +38,10 @@ export function certificatesRoutes(
   services: { certificates: CertificatesService; issue: IssueService },
   db: Db,
 ) {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const { certificates, issue } = services;
 
-  app.post(
+  api.post(
     '/api/v1/certificates',
     {
       config: { access: { kind: 'key', scope: 'certificates:write' } },
@@ -66,7 +69,7 @@ export function certificatesRoutes(
       },
     },
     async (request, reply) => {
-      const body = request.body as { templateId: string; recipient?: unknown; recipients?: unknown[] };
+      const body = request.body;
       const single = body.recipient !== undefined;
       const batch = body.recipients !== undefined;
       if (single === batch) {
@@ -89,7 +92,7 @@ export function certificatesRoutes(
     },
   );
 
-  app.get(
+  api.get(
     '/api/v1/certificates',
     {
       config: { access: { kind: 'key', scope: 'certificates:read' } },
@@ -111,20 +114,12 @@ export function certificatesRoutes(
       },
     },
     async (request) => {
-      const q = request.query as {
-        status?: CertificateStatus;
-        createdAfter?: string;
-        recipientEmail?: string;
-        templateId?: string;
-        q?: string;
-        page?: number;
-        perPage?: number;
-      };
+      const q = request.query;
       return certificates.list(request.principal!.accountId, q);
     },
   );
 
-  app.get(
+  api.get(
     '/api/v1/certificates/:id',
     {
       config: { access: { kind: 'key', scope: 'certificates:read' } },
@@ -141,12 +136,12 @@ export function certificatesRoutes(
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return { data: await certificates.get(request.principal!.accountId, id.toLowerCase()) };
     },
   );
 
-  app.get(
+  api.get(
     '/api/v1/certificates/:id/pdf',
     {
       config: { access: { kind: 'key', scope: 'certificates:read' } },
@@ -177,27 +172,27 @@ export function certificatesRoutes(
         },
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const { id } = request.params as { id: string };
+    async (request, reply) => {
+      const { id } = request.params;
       const accountId = request.principal!.accountId;
       const inm = request.headers['if-none-match'];
       if (inm) {
         const etag = `"${await certificates.pdfHash(accountId, id.toLowerCase())}"`;
-        if (inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
-          return reply.header('ETag', etag).header('Cache-Control', 'private, no-cache').code(304).send();
+        if (ifNoneMatch(inm, etag)) {
+          return reply.header('ETag', etag).header('Cache-Control', 'private, no-cache').code(304).send(null);
         }
       }
       const pdf = await certificates.pdf(accountId, id.toLowerCase(), request.method === 'GET');
       return reply
         .header('Content-Type', 'application/pdf')
-        .header('Content-Disposition', `attachment; filename="certificate-${pdf.uniqueCode}.pdf"`)
+        .header('Content-Disposition', `attachment; filename="${certificateFileName(pdf.uniqueCode)}"`)
         .header('ETag', `"${pdf.sha256}"`)
         .header('Cache-Control', 'private, no-cache')
         .send(pdf.pdf);
     },
   );
 
-  app.post(
+  api.post(
     '/api/v1/certificates/:id/revoke',
     {
       // The body's 422 comes after the 404 (docs/api.md, Certificates), also for unparsable bodies.
@@ -223,11 +218,11 @@ export function certificatesRoutes(
     },
     async (request, reply) => {
       const checkBody = deferBodyErrors(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const accountId = request.principal!.accountId;
       await certificates.get(accountId, id.toLowerCase());
       checkBody();
-      const reason = revocationReason((request.body as { reason?: string }).reason);
+      const reason = revocationReason(request.body.reason);
       return answerIdempotently(request, reply, db, async () => ({
         status: 200,
         body: { data: await certificates.revoke(accountId, id.toLowerCase(), reason) },

@@ -11,12 +11,6 @@ import { certificateView, verificationUrl, type CertificateView } from './certif
 import { insertIssued, type NewCertificate } from './certificates.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
 
-export interface IssueInput {
-  templateId: string;
-  recipient?: unknown;
-  recipients?: unknown[];
-}
-
 export type BatchItem =
   | { index: number; status: 'created'; certificate: CertificateView }
   | {

@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { findAccount } from '../accounts/accounts.repository.js';
+import * as repo from './contracts.repository.js';
 
 export interface ContractView {
   id: string;
@@ -13,19 +14,7 @@ export interface ContractView {
   createdAt: string;
 }
 
-interface ContractRow {
-  id: string;
-  account_id: string;
-  status: 'active' | 'ended';
-  starts_at: Date;
-  ends_at: Date | null;
-  email_delivery: boolean;
-  created_at: Date;
-}
-
-const COLUMNS = 'id, account_id, status, starts_at, ends_at, email_delivery, created_at';
-
-function view(row: ContractRow): ContractView {
+function view(row: repo.ContractRow): ContractView {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -55,23 +44,20 @@ export function createContractsService(deps: { db: Db; now: () => Date }) {
           'The end must be after the start',
         );
       }
-      const { rows } = await db.query<ContractRow>(
-        `INSERT INTO contracts (id, account_id, status, starts_at, ends_at, email_delivery)
-         VALUES ($1, $2, 'active', $3, $4, $5) RETURNING ${COLUMNS}`,
-        [uuidv7(), input.accountId, startsAt, input.endsAt ?? null, input.emailDelivery ?? true],
-      );
-      return view(rows[0]!);
+      const row = await repo.insertContract(db, {
+        id: uuidv7(),
+        accountId: input.accountId,
+        startsAt,
+        endsAt: input.endsAt ?? null,
+        emailDelivery: input.emailDelivery ?? true,
+      });
+      return view(row);
     },
 
     async end(id: string): Promise<ContractView> {
-      const { rows } = await db.query<ContractRow>(
-        `UPDATE contracts SET status = 'ended', ends_at = CASE WHEN ends_at IS NULL OR ends_at > $2 THEN GREATEST($2, starts_at + interval '1 millisecond') ELSE ends_at END
-          WHERE id = $1 AND status = 'active' RETURNING ${COLUMNS}`,
-        [id, deps.now()],
-      );
-      if (rows[0]) return view(rows[0]);
-      const exists = await db.query('SELECT 1 FROM contracts WHERE id = $1', [id]);
-      if (exists.rowCount === 0) throw new NotFoundError('Contract');
+      const row = await repo.endContract(db, id, deps.now());
+      if (row) return view(row);
+      if (!(await repo.contractExists(db, id))) throw new NotFoundError('Contract');
       throw new ConflictError('The contract has already ended');
     },
   };

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -17,10 +18,11 @@ import type { EmailsService } from './emails.service.js';
 const security = [{ bearerAuth: [] }];
 
 export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db) {
-  app.post(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.post(
     '/api/v1/certificates/:id/send',
     {
-      // The body's 422 comes after the 404 and 403 checks (decisions 8), also for unparsable bodies.
+      // The body's 422 comes after the 404 and 403 checks (docs/api.md, Email), also for unparsable bodies.
       config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
       attachValidation: true,
       preValidation: emptyBodyIsObject,
@@ -47,19 +49,19 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
     },
     async (request, reply) => {
       const checkBody = deferBodyErrors(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const principal = request.principal!;
       await emails.assertSendable(principal, id.toLowerCase());
       checkBody();
-      const body = request.body as { recipientEmail?: string };
+      const { recipientEmail } = request.body;
       return answerIdempotently(request, reply, db, async () => ({
         status: 202,
-        body: { data: await emails.send(principal, id.toLowerCase(), body.recipientEmail) },
+        body: { data: await emails.send(principal, id.toLowerCase(), recipientEmail) },
       }));
     },
   );
 
-  app.get(
+  api.get(
     '/api/v1/certificates/:id/emails',
     {
       config: { access: { kind: 'key', scope: 'certificates:read' } },
@@ -77,8 +79,8 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
-      const q = request.query as { page?: number; perPage?: number };
+      const { id } = request.params;
+      const q = request.query;
       return emails.history(request.principal!.accountId, id.toLowerCase(), q);
     },
   );

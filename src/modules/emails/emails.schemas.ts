@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { PageQuery, Timestamp } from '../../platform/http/schemas.js';
 
 export const SendBody = Type.Object(
@@ -32,5 +32,7 @@ export const EmailSend = Type.Object(
   },
   { $id: 'EmailSend', title: 'EmailSend' },
 );
+
+export type EmailSendView = Static<typeof EmailSend>;
 
 export const HistoryQuery = Type.Object(PageQuery);

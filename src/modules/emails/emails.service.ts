@@ -3,19 +3,9 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/err
 import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
 import type { Principal } from '../../platform/principal.js';
-import { findCertificate } from '../certificates/certificates.repository.js';
+import { findCertificate, lockCertificate } from '../certificates/certificates.repository.js';
 import * as repo from './emails.repository.js';
-
-export interface EmailSendView {
-  id: string;
-  certificateId: string;
-  recipientEmail: string;
-  status: repo.SendStatus;
-  attempts: number;
-  lastError: string | null;
-  createdAt: string;
-  sentAt: string | null;
-}
+import type { EmailSendView } from './emails.schemas.js';
 
 function view(row: repo.EmailSendRow): EmailSendView {
   return {
@@ -50,11 +40,7 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
     async send(principal: Principal, certificateId: string, recipientEmail?: string): Promise<EmailSendView> {
       return db.transaction(async (tx) => {
         // Locks the certificate so that a concurrent revoke cannot slip between check and enqueue.
-        const { rows } = await tx.query<{ status: string; recipient_email: string }>(
-          'SELECT status, recipient_email FROM certificates WHERE id = $1 AND account_id = $2 FOR UPDATE',
-          [certificateId, principal.accountId],
-        );
-        const certificate = rows[0];
+        const certificate = await lockCertificate(tx, principal.accountId, certificateId);
         if (!certificate) throw new NotFoundError('Certificate');
         if (certificate.status !== 'Issued') {
           throw new ConflictError(`A ${certificate.status} certificate cannot be emailed`);

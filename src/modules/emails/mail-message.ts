@@ -3,6 +3,8 @@
  * recipient or template name can never add headers or recipients (header injection).
  */
 
+import { escapeHtml } from '../../platform/html.js';
+import { certificateFileName } from '../certificates/certificate.view.js';
 import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
 
 export interface MailAddress {
@@ -77,15 +79,6 @@ export function parseMailAddress(value: string, what = 'sender'): MailAddress {
   return { name: '', address: checkedAddress(value, what) };
 }
 
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
 function checkedUrl(value: string): string {
   let url: URL;
   try {
@@ -97,10 +90,6 @@ function checkedUrl(value: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new Error('verificationUrl must be http(s)');
   return url.href;
-}
-
-export function certificateAttachmentName(uniqueCode: string): string {
-  return `certificate-${uniqueCode.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf`;
 }
 
 export function buildCertificateMessage(input: CertificateMessageInput): MailMessage {
@@ -149,7 +138,7 @@ ${nameFontFaces(new URL('fonts/', url).href)}
     html,
     attachments: [
       {
-        filename: certificateAttachmentName(input.uniqueCode),
+        filename: certificateFileName(input.uniqueCode),
         content: input.pdf,
         contentType: 'application/pdf',
       },

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sendCacheable } from '../../platform/http/etag.js';
@@ -8,30 +9,9 @@ import {
   IdParams,
   pageOf,
   PageQuery,
-  Timestamp,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import type { TemplatesService } from './templates.service.js';
-
-export const Template = Type.Object(
-  {
-    id: Type.String({ format: 'uuid' }),
-    name: Type.String(),
-    description: Type.Union([Type.String(), Type.Null()]),
-    fields: Type.Array(
-      Type.Object({
-        key: Type.String({ description: 'Key of recipient.data that the design uses' }),
-        label: Type.String(),
-        required: Type.Boolean({
-          description: 'A missing required key is a 422 at ["recipient","data",key]',
-        }),
-      }),
-    ),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Template', title: 'Template' },
-);
 
 const cacheHeaders = {
   ETag: Type.String({ description: 'Send it back in If-None-Match to get a 304' }),
@@ -39,7 +19,8 @@ const cacheHeaders = {
 };
 
 export function templatesRoutes(app: FastifyInstance, templates: TemplatesService) {
-  app.get(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get(
     '/api/v1/templates',
     {
       config: { access: { kind: 'key', scope: 'templates:read' } },
@@ -58,12 +39,12 @@ export function templatesRoutes(app: FastifyInstance, templates: TemplatesServic
       },
     },
     async (request, reply) => {
-      const q = request.query as { page?: number; perPage?: number };
+      const q = request.query;
       return sendCacheable(request, reply, await templates.list(request.principal!.accountId, q));
     },
   );
 
-  app.get(
+  api.get(
     '/api/v1/templates/:id',
     {
       config: { access: { kind: 'key', scope: 'templates:read' } },
@@ -81,7 +62,7 @@ export function templatesRoutes(app: FastifyInstance, templates: TemplatesServic
       },
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return sendCacheable(request, reply, { data: await templates.get(request.principal!.accountId, id) });
     },
   );

@@ -6,15 +6,7 @@ import { toIssues, compileBodyValidator } from '../../platform/http/validation.j
 import { findAccount } from '../accounts/accounts.repository.js';
 import { Design, ImageElement, QrElement, RectElement, TextElement } from '../../pdf/design.schema.js';
 import * as repo from './templates.repository.js';
-
-export interface TemplateView {
-  id: string;
-  name: string;
-  description: string | null;
-  fields: { key: string; label: string; required: boolean }[];
-  createdAt: string;
-  updatedAt: string;
-}
+import type { TemplateView } from './templates.schemas.js';
 
 export function templateView(row: repo.TemplateRow): TemplateView {
   return {

@@ -1,31 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
-import {
-  AUTH_ERRORS,
-  dataOf,
-  errorResponses,
-  Timestamp,
-  withRateHeaders,
-} from '../../platform/http/schemas.js';
+import { AUTH_ERRORS, dataOf, errorResponses, withRateHeaders } from '../../platform/http/schemas.js';
 import type { UsageService } from './usage.service.js';
-
-export const Usage = Type.Object(
-  {
-    tier: Type.String({ description: 'Plan name of the account, e.g. Business' }),
-    certificates: Type.Object({
-      limit: Type.Union([Type.Integer(), Type.Null()], {
-        description: 'Null on partner accounts (contractual quota)',
-      }),
-      used: Type.Integer({ description: 'Certificates issued in the current period (UTC calendar month)' }),
-      remaining: Type.Union([Type.Integer(), Type.Null()], { description: 'Null on partner accounts' }),
-      resetAt: Timestamp,
-    }),
-  },
-  { title: 'Usage' },
-);
+import { Usage } from './usage.schemas.js';
 
 export function usageRoutes(app: FastifyInstance, usage: UsageService) {
-  app.get(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get(
     '/api/v1/usage',
     {
       config: { access: { kind: 'key', scope: 'certificates:read' } },

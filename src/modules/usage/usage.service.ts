@@ -2,11 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import type { Principal } from '../../platform/principal.js';
 import { isoDate, periodEnd, periodStart } from './period.js';
 import { usedInPeriod } from './usage.repository.js';
-
-export interface UsageView {
-  tier: string;
-  certificates: { limit: number | null; used: number; remaining: number | null; resetAt: string };
-}
+import type { UsageView } from './usage.schemas.js';
 
 export function createUsageService(deps: { db: Db; now: () => Date }) {
   return {

@@ -20,3 +20,20 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   const { rows } = await db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id]);
   return rows[0];
 }
+
+// undefined when a user with this email already exists.
+export async function insertUser(
+  db: Queryable,
+  input: { id: string; accountId: string; email: string; passwordHash: string },
+): Promise<UserRow | undefined> {
+  try {
+    const { rows } = await db.query<UserRow>(
+      `INSERT INTO users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+      [input.id, input.accountId, input.email, input.passwordHash],
+    );
+    return rows[0];
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') return undefined;
+    throw err;
+  }
+}

@@ -5,7 +5,7 @@ import { compileBodyValidator } from '../../platform/http/validation.js';
 import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';
-import { findUserByEmail, findUserById } from './users.repository.js';
+import { findUserByEmail, findUserById, insertUser } from './users.repository.js';
 
 export interface UserView {
   id: string;
@@ -44,17 +44,14 @@ export function createUsersService(deps: { db: Db }) {
       }
       if (!(await findAccount(deps.db, input.accountId))) throw new NotFoundError('Account');
       const password = input.password ?? generatePassword();
-      const { rows } = await deps.db
-        .query<{ id: string; account_id: string; email: string; created_at: Date }>(
-          `INSERT INTO users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4)
-           RETURNING id, account_id, email, created_at`,
-          [uuidv7(), input.accountId, email, await hashPassword(password)],
-        )
-        .catch((err: { code?: string }) => {
-          if (err.code === '23505') throw new ConflictError(`A user with the email ${email} already exists`);
-          throw err;
-        });
-      const user = userView(rows[0]!);
+      const row = await insertUser(deps.db, {
+        id: uuidv7(),
+        accountId: input.accountId,
+        email,
+        passwordHash: await hashPassword(password),
+      });
+      if (!row) throw new ConflictError(`A user with the email ${email} already exists`);
+      const user = userView(row);
       return { user, generatedPassword: input.password === undefined ? password : undefined };
     },
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../../platform/html.js';
 import { verifyPageClient } from './verify-page.client.js';
-import type { Verification } from './verify.service.js';
+import type { Verification } from './verify.schemas.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import { FONT_STACK, nameFontFaces } from './name-fonts.js';
 
@@ -77,26 +78,9 @@ export const VERIFY_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-// For text and for double-quoted attribute values alike.
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
-
 // "21 November 2026" in UTC: the same form as the date printed on the certificate.
-export function formatDateUtc(iso: string): string {
-  return formatIssuedAt(iso) ?? iso;
-}
-
 function time(iso: string): string {
-  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatDateUtc(iso))}</time>`;
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatIssuedAt(iso) ?? iso)}</time>`;
 }
 
 const ICON_CHECK =

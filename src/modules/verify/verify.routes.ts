@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, NotFoundError } from '../../platform/errors.js';
@@ -7,33 +8,12 @@ import {
   errorResponses,
   nonJson,
   rateHeaders,
-  Timestamp,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import { nameFontFile } from './name-fonts.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
-
-const Verification = Type.Object(
-  {
-    valid: Type.Boolean({ description: 'True only for Issued' }),
-    status: Type.Union([Type.Literal('Issued'), Type.Literal('Revoked')]),
-    uniqueCode: Type.String(),
-    recipientName: Type.String(),
-    issuedAt: Timestamp,
-    revokedAt: Type.Union([Timestamp, Type.Null()]),
-    revocationReason: Type.Union([Type.String(), Type.Null()]),
-    title: Type.String({
-      description:
-        'What was earned (e.g. the course), frozen at issue; the template name when the design has no title',
-    }),
-    templateName: Type.String(),
-    issuerName: Type.String(),
-    verificationUrl: Type.String({ format: 'uri' }),
-    pdfSha256: Type.String({ description: 'Hex SHA-256 of the frozen PDF: compare with a PDF in hand' }),
-  },
-  { title: 'Verification' },
-);
+import { Verification } from './verify.schemas.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },
@@ -41,7 +21,8 @@ const CodeParams = Type.Object(
 );
 
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
-  app.get(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get(
     '/api/v1/verify/:code',
     {
       config: { access: { kind: 'verify' } },
@@ -61,13 +42,13 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       },
     },
     async (request) => {
-      const { code } = request.params as { code: string };
+      const { code } = request.params;
       return { data: await verify.verify(code, { count: request.method === 'GET' }) };
     },
   );
 
   // The public page that the certificate's link and QR code open; shares the per-IP verify limit.
-  app.get(
+  api.get(
     '/verify/:code',
     {
       config: { access: { kind: 'verify' } },
@@ -89,7 +70,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       },
     },
     async (request, reply) => {
-      const { code } = request.params as { code: string };
+      const { code } = request.params;
       reply.type('text/html; charset=utf-8').headers(VERIFY_PAGE_HEADERS);
       try {
         return reply.send(renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' })));

@@ -2,34 +2,8 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { isUniqueCode } from '../../platform/ids.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
-
-export interface Verification {
-  valid: boolean;
-  status: 'Issued' | 'Revoked';
-  uniqueCode: string;
-  recipientName: string;
-  issuedAt: string;
-  revokedAt: string | null;
-  revocationReason: string | null;
-  title: string;
-  templateName: string;
-  issuerName: string;
-  verificationUrl: string;
-  pdfSha256: string;
-}
-
-interface Row {
-  status: 'Issued' | 'Revoked';
-  unique_code: string;
-  recipient_name: string;
-  issued_at: Date;
-  revoked_at: Date | null;
-  revocation_reason: string | null;
-  title: string;
-  template_name: string;
-  issuer_name: string;
-  sha256: string;
-}
+import type { Verification } from './verify.schemas.js';
+import { findForVerification } from './verify.repository.js';
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
 export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
@@ -45,17 +19,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         ]);
       }
       const code = input.toUpperCase();
-      // Counts the verification in the same statement that reads it: exact under concurrency.
-      const { rows } = await deps.db.query<Row>(
-        `UPDATE certificates c SET verification_count = c.verification_count + CASE WHEN $2 THEN 1 ELSE 0 END
-           FROM templates t, accounts a, certificate_pdfs p
-          WHERE c.unique_code = $1 AND c.status <> 'Draft'
-            AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
-          RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
-                    t.name AS template_name, a.name AS issuer_name, p.sha256`,
-        [code, opts.count !== false],
-      );
-      const row = rows[0];
+      const row = await findForVerification(deps.db, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
       return {
         valid: row.status === 'Issued',

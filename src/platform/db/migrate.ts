@@ -38,3 +38,9 @@ export async function migrate(db: Db): Promise<string[]> {
   }
   return applied;
 }
+
+// The names of the migrations applied so far, in order.
+export async function appliedMigrations(db: Pick<Db, 'query'>): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+  return rows.map((r) => r.name);
+}

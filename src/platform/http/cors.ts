@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isUnderApi } from './path.js';
 
-// decisions 11: https://<apex> or https://<sub>.<apex> (any port) for each partner apex, and
+// docs/api.md, CORS: https://<apex> or https://<sub>.<apex> (any port) for each partner apex, and
 // http://localhost:<port>. Parsed with URL so that look-alikes (evil<apex>, <apex>.evil.test) fail.
 export function isAllowedOrigin(origin: string | undefined, partnerDomains: string[]): boolean {
   if (!origin || origin === 'null') return false;

@@ -7,9 +7,12 @@ export function sendCacheable(request: FastifyRequest, reply: FastifyReply, payl
   reply.header('ETag', etag);
   reply.header('Cache-Control', 'private, max-age=60');
   const inm = request.headers['if-none-match'];
-  if (inm) {
-    const tags = inm.split(',').map((t) => t.trim().replace(/^W\//, ''));
-    if (tags.includes(etag) || tags.includes('*')) return reply.code(304).send();
-  }
+  if (inm && ifNoneMatch(inm, etag)) return reply.code(304).send();
   return reply.send(payload);
+}
+
+// Does an If-None-Match header match this strong ETag? (weak comparison, as for GET and HEAD)
+export function ifNoneMatch(header: string, etag: string): boolean {
+  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes(etag) || tags.includes('*');
 }

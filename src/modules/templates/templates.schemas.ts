@@ -1,0 +1,26 @@
+import { Type, type Static } from 'typebox';
+import { Timestamp } from '../../platform/http/schemas.js';
+
+// The Template resource: validates nothing (it is only answered), shapes the answer, describes it in
+// OpenAPI and gives the TypeScript type.
+export const Template = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    fields: Type.Array(
+      Type.Object({
+        key: Type.String({ description: 'Key of recipient.data that the design uses' }),
+        label: Type.String(),
+        required: Type.Boolean({
+          description: 'A missing required key is a 422 at ["recipient","data",key]',
+        }),
+      }),
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Template', title: 'Template' },
+);
+
+export type TemplateView = Static<typeof Template>;

@@ -1,0 +1,33 @@
+import type { Queryable } from '../../platform/db/db.js';
+
+export interface VerificationRow {
+  status: 'Issued' | 'Revoked';
+  unique_code: string;
+  recipient_name: string;
+  issued_at: Date;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  title: string;
+  template_name: string;
+  issuer_name: string;
+  sha256: string;
+}
+
+// The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
+// found. Counts the verification (when `count`) in the same statement: exact under concurrency.
+export async function findForVerification(
+  db: Queryable,
+  code: string,
+  count: boolean,
+): Promise<VerificationRow | undefined> {
+  const { rows } = await db.query<VerificationRow>(
+    `UPDATE certificates c SET verification_count = c.verification_count + CASE WHEN $2 THEN 1 ELSE 0 END
+       FROM templates t, accounts a, certificate_pdfs p
+      WHERE c.unique_code = $1 AND c.status <> 'Draft'
+        AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
+      RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
+                t.name AS template_name, a.name AS issuer_name, p.sha256`,
+    [code, count],
+  );
+  return rows[0];
+}
