@@ -133,3 +133,17 @@ describe('nothing counts until a request is accepted', () => {
     assert.deepEqual([read.json().data.downloadCount, read.json().data.verificationCount], [0, 0]);
   });
 });
+
+describe('answers without a body', () => {
+  it('a PDF 304 announces no body (a client reading by Content-Length is not left waiting)', async () => {
+    const cert = await issueCertificate(t.app, tenant);
+    const req = httpRequest('GET', `/api/v1/certificates/${cert.id}/pdf`, {
+      ...tenant.auth,
+      'if-none-match': '*',
+    });
+    const res = await rawRequest(port, req, { keepOpen: true });
+    assert.equal(res.status, 304);
+    assert.ok(!res.headers['content-length'] || res.headers['content-length'] === '0', res.raw);
+    assert.equal(res.body, '');
+  });
+});

@@ -18,7 +18,7 @@ import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { CertificatesService } from './certificates.service.js';
 import { certificateFileName } from './certificate.view.js';
-import { ifNoneMatch } from '../../platform/http/etag.js';
+import { ifNoneMatch, notModified } from '../../platform/http/etag.js';
 import { BatchResult, IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
 
@@ -179,7 +179,7 @@ export function certificatesRoutes(
       if (inm) {
         const etag = `"${await certificates.pdfHash(accountId, id.toLowerCase())}"`;
         if (ifNoneMatch(inm, etag)) {
-          return reply.header('ETag', etag).header('Cache-Control', 'private, no-cache').code(304).send(null);
+          return notModified(reply, etag, 'private, no-cache');
         }
       }
       const pdf = await certificates.pdf(accountId, id.toLowerCase(), request.method === 'GET');

@@ -11,6 +11,11 @@ export function sendCacheable(request: FastifyRequest, reply: FastifyReply, payl
   return reply.send(payload);
 }
 
+// 304 with no body (not even "null"): the client keeps its copy.
+export function notModified(reply: FastifyReply, etag: string, cacheControl: string): FastifyReply {
+  return reply.header('ETag', etag).header('Cache-Control', cacheControl).code(304).send();
+}
+
 // Does an If-None-Match header match this strong ETag? (weak comparison, as for GET and HEAD)
 export function ifNoneMatch(header: string, etag: string): boolean {
   const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
