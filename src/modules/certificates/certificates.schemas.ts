@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { UUID_PATTERN } from '../../platform/ids.js';
 import { PageQuery, Timestamp } from '../../platform/http/schemas.js';
-import { SERVICE_VALIDATED_ITEMS } from '../../platform/http/validation.js';
+import { SERVICE_VALIDATED_ITEMS } from '../../platform/ajv.js';
 
 export const DATA_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
-import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
+import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import { certificateView, type CertificateView } from './certificate.view.js';
 import * as repo from './certificates.repository.js';
 

@@ -1,6 +1,6 @@
 import type { Issue } from '../../platform/errors.js';
 import { plainTextProblem } from '../../platform/text.js';
-import { compileBodyValidator, toIssues, unstorableValueIssues } from '../../platform/http/validation.js';
+import { compileBodyValidator, toIssues, unstorableValueIssues } from '../../platform/validation.js';
 import type { TemplateField } from '../../pdf/design.schema.js';
 import { Recipient } from './certificates.schemas.js';
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
+import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import type { Principal } from '../../platform/principal.js';
 import { findCertificate, lockCertificate } from '../certificates/certificates.repository.js';
 import * as repo from './emails.repository.js';

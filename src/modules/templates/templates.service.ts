@@ -1,8 +1,8 @@
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { paginated, toPage, type PageInput } from '../../platform/http/pagination.js';
-import { toIssues, compileBodyValidator } from '../../platform/http/validation.js';
+import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
+import { toIssues, compileBodyValidator } from '../../platform/validation.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { Design, ImageElement, QrElement, RectElement, TextElement } from '../../pdf/design.schema.js';
 import * as repo from './templates.repository.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { compileBodyValidator } from '../../platform/http/validation.js';
+import { compileBodyValidator } from '../../platform/validation.js';
 import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';

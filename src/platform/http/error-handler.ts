@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay from 'find-my-way';
 import { AppError, STATUS_BY_CODE, type Issue } from '../errors.js';
 import { routedPath } from './path.js';
-import { toIssues } from './validation.js';
+import { toIssues } from '../validation.js';
 
 // Paths whose answers are pages for people (the public verification page): their errors are pages too.
 export interface HtmlErrors {
