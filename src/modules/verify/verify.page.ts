@@ -78,9 +78,14 @@ export const VERIFY_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-// "21 November 2026" in UTC: the same form as the date printed on the certificate.
+// "21 November 2026" in UTC: the same form as the date printed on the certificate (also used by
+// the dashboard).
+export function formatDateUtc(iso: string): string {
+  return formatIssuedAt(iso) ?? iso;
+}
+
 function time(iso: string): string {
-  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatIssuedAt(iso) ?? iso)}</time>`;
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatDateUtc(iso))}</time>`;
 }
 
 const ICON_CHECK =
