@@ -2,7 +2,7 @@ import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, ValidationError } from '../../platform/errors.js';
-import { compileBodyValidator } from '../../platform/http/validation.js';
+import { compileBodyValidator } from '../../platform/validation.js';
 import { plainTextProblem } from '../../platform/text.js';
 import type { CertificateStatus } from '../certificates/certificates.repository.js';
 import { parseRecipientsCsv, resultsCsv, rowResults } from './csv-batch.js';

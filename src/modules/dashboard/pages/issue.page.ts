@@ -1,4 +1,4 @@
-import type { TemplateView } from '../../templates/templates.service.js';
+import type { TemplateView } from '../../templates/templates.schemas.js';
 import { MAX_ROWS, type RowResult } from '../csv-batch.js';
 import { csrfField, html, page, typed, type Html } from '../html.js';
 import type { userFrame } from '../session.js';
