@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { browserSkipReason } from '../helpers/browser.js';
-import { createUser, newPage, PHONE, shot, signIn, startDashboard, type DashboardEnv } from './support.js';
+import {
+  createUser,
+  DESKTOP,
+  newPage,
+  PHONE,
+  shot,
+  signIn,
+  startDashboard,
+  type DashboardEnv,
+} from './support.js';
 
 const skip = browserSkipReason();
 
@@ -61,6 +70,9 @@ describe('dashboard: sign in and Settings > API keys (Chromium)', { skip }, () =
 
     await Promise.all([page.waitForURL(/revoke$/), row.getByRole('link', { name: /Revoke/ }).click()]);
     await shot(page, 'api-keys-revoke-desktop');
+    await page.setViewportSize(PHONE);
+    await shot(page, 'api-keys-revoke-phone');
+    await page.setViewportSize(DESKTOP);
     await Promise.all([page.waitForURL(/api-keys$/), page.click('button.danger')]);
     assert.match((await page.textContent('.notice.ok')) ?? '', /revoked/);
     const refused = await fetch(`${env.base}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from './dashboard.plugin.js';
-import { html as send, loadSignedIn, requireSignIn, signedIn, takeFlash, userFrame } from './session.js';
+import { html as send, loadSignedIn, requireSignIn, takeFlash, userFrame } from './session.js';
 import { signInPage } from './pages/sign-in.page.js';
 import { homePage } from './pages/home.page.js';
 
@@ -64,7 +64,6 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
   });
 
   app.post('/sign-out', { preHandler: [requireSignIn(deps), app.csrfProtection] }, async (request, reply) => {
-    void signedIn(request);
     await request.session.destroy();
     return reply.redirect('/dashboard', 303);
   });
