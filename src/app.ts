@@ -4,7 +4,6 @@ import type { Deps } from './deps.js';
 import { installAccessControl } from './platform/http/access.js';
 import { installCors } from './platform/http/cors.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
-import { ErrorEnvelope } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { installBodyParsers } from './platform/http/body.js';
 import { fastifyEdgeOptions, installEdge } from './platform/http/edge.js';
@@ -15,7 +14,7 @@ import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { Template } from './modules/templates/templates.schemas.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { certificatesRoutes } from './modules/certificates/certificates.routes.js';
-import { Certificate } from './modules/certificates/certificates.schemas.js';
+import { BatchResult, Certificate } from './modules/certificates/certificates.schemas.js';
 import { verifyRoutes } from './modules/verify/verify.routes.js';
 import { renderErrorPage, VERIFY_PAGE_HEADERS } from './modules/verify/verify.page.js';
 import { emailsRoutes } from './modules/emails/emails.routes.js';
@@ -52,9 +51,9 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  app.addSchema(ErrorEnvelope);
   app.addSchema(Template);
   app.addSchema(Certificate);
+  app.addSchema(BatchResult);
   app.addSchema(EmailSend);
 
   installBodyParsers(app);

@@ -79,7 +79,22 @@ describe('GET /api/v1/openapi.json', () => {
       schemes.some((s) => s.type === 'http' && s.scheme?.toLowerCase() === 'bearer'),
       'a bearer http security scheme',
     );
-    assert.ok(doc.components.schemas?.ErrorEnvelope, 'ErrorEnvelope schema');
+  });
+
+  it('error responses list the codes of their status; single and batch issue answers are named schemas', () => {
+    type Envelope = { properties: { error: { properties: { code: { enum?: string[] } } } } };
+    const codesOf = (path: string, method: string, status: string) => {
+      const response = doc.paths[path]![method]!.responses![status] as {
+        content: { 'application/json': { schema: Envelope } };
+      };
+      return response.content['application/json'].schema.properties.error.properties.code.enum;
+    };
+    assert.deepEqual(codesOf('/api/v1/certificates', 'post', '422'), ['validation_error']);
+    assert.deepEqual(codesOf('/api/v1/certificates', 'post', '401'), ['unauthorized', 'invalid_api_key']);
+    assert.deepEqual(codesOf('/api/v1/certificates', 'post', '403'), ['forbidden', 'insufficient_scope']);
+    assert.ok(doc.components.schemas?.Certificate && doc.components.schemas?.BatchResult);
+    const pdf = doc.paths['/api/v1/certificates/{id}/pdf']!.get!;
+    assert.ok(pdf.parameters?.some((p) => p.in === 'header' && p.name === 'if-none-match'));
   });
 
   it('describes every route the app serves under /api/v1', () => {

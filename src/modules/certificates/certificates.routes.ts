@@ -19,7 +19,7 @@ import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../p
 import type { CertificatesService } from './certificates.service.js';
 import { certificateFileName } from './certificate.view.js';
 import { ifNoneMatch, notModified } from '../../platform/http/etag.js';
-import { BatchResult, IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
+import { IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -60,7 +60,12 @@ export function certificatesRoutes(
         body: IssueBody,
         response: {
           201: withRateHeaders(
-            Type.Object({ data: Type.Union([Type.Ref('Certificate'), BatchResult]) }),
+            Type.Object({
+              data: Type.Union([Type.Ref('Certificate'), Type.Ref('BatchResult')], {
+                description:
+                  'A Certificate in single mode (recipient); a BatchResult in batch mode (recipients)',
+              }),
+            }),
             'Created: a Certificate (single mode) or a batch result (batch mode)',
             REPLAYED_HEADER,
           ),
@@ -153,6 +158,11 @@ export function certificatesRoutes(
           'The same bytes on every download (rendered once at issue). ETag is the SHA-256 of the PDF; each successful GET counts ' +
           'one download (HEAD and 304 do not). Revoked certificates stay downloadable by their owner.',
         security,
+        headers: Type.Object({
+          'if-none-match': Type.Optional(
+            Type.String({ description: 'The ETag of a copy in hand: a match answers 304 without the body' }),
+          ),
+        }),
         params: IdParams,
         response: {
           200: nonJson(

@@ -89,29 +89,36 @@ export const Certificate = Type.Object(
   { $id: 'Certificate', title: 'Certificate' },
 );
 
-export const BatchResult = Type.Object({
-  created: Type.Integer(),
-  failed: Type.Integer(),
-  results: Type.Array(
-    Type.Union([
-      Type.Object({
-        index: Type.Integer(),
-        status: Type.Literal('created'),
-        certificate: Type.Ref('Certificate'),
-      }),
-      Type.Object({
-        index: Type.Integer(),
-        status: Type.Literal('failed'),
-        error: Type.Object({
-          code: Type.String({ description: 'validation_error or quota_exceeded' }),
-          message: Type.String(),
-          details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+export const BatchResult = Type.Object(
+  {
+    created: Type.Integer(),
+    failed: Type.Integer(),
+    results: Type.Array(
+      Type.Union([
+        Type.Object({
+          index: Type.Integer(),
+          status: Type.Literal('created'),
+          certificate: Type.Ref('Certificate'),
         }),
-      }),
-    ]),
-    { description: 'One item per input recipient, in input order' },
-  ),
-});
+        Type.Object({
+          index: Type.Integer(),
+          status: Type.Literal('failed'),
+          error: Type.Object({
+            code: Type.String({ description: 'validation_error or quota_exceeded' }),
+            message: Type.String(),
+            details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+          }),
+        }),
+      ]),
+      { description: 'One item per input recipient, in input order' },
+    ),
+  },
+  {
+    $id: 'BatchResult',
+    title: 'BatchResult',
+    description: 'The answer of a batch issue (recipients): counters and one result per recipient',
+  },
+);
 
 export const ListQuery = Type.Object({
   status: Type.Optional(CertificateStatus),

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { STATUS_BY_CODE } from '../errors.js';
 import { UUID_PATTERN } from '../ids.js';
 
 // Shared pieces of every route schema: envelopes, pagination, ids, error responses, rate headers.
@@ -106,6 +107,26 @@ export function withRateHeaders<T extends TSchema>(
   return Object.assign(schema, { description, headers: { ...rateHeaders, ...extra } });
 }
 
+// The error envelope of one status, with the codes that status can carry as an enum, so that a
+// generated client can switch on them (one source: the code-to-status map of platform/errors.ts).
+function errorEnvelopeFor(status: number): TSchema {
+  const codes = Object.keys(STATUS_BY_CODE).filter((code) => STATUS_BY_CODE[code] === status);
+  const { error } = ErrorEnvelope.properties;
+  return Type.Object({
+    error: Type.Object({
+      ...error.properties,
+      code:
+        codes.length > 0
+          ? Type.Unsafe<string>({
+              type: 'string',
+              enum: codes,
+              description: 'Stable machine-readable code; switch on this.',
+            })
+          : error.properties.code,
+    }),
+  });
+}
+
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of [...statuses, 500]) {
@@ -117,7 +138,7 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
           }
         : rateHeaders;
     out[status] = {
-      ...Type.Ref('ErrorEnvelope'),
+      ...errorEnvelopeFor(status),
       description: ERROR_TEXT[status] ?? 'Error',
       headers,
     } as TSchema;
