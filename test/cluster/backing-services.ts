@@ -61,6 +61,8 @@ async function postgresUser(): Promise<{ uid?: number; gid?: number }> {
 export interface DebianPostgres {
   url: string;
   port: number;
+  /** Runs one of PostgreSQL's client programs (pg_dump, pg_restore) of the same version. */
+  tool(name: string, args: string[]): Promise<{ stdout: string; stderr: string }>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -96,6 +98,7 @@ export async function startDebianPostgres(dir: string): Promise<DebianPostgres> 
   return {
     url: `postgres://postgres@127.0.0.1:${port}/certsvc`,
     port,
+    tool: (name, args) => run(path.join(bin, name), args),
     start,
     async stop() {
       await asPostgres('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);

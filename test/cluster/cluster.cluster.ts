@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import path from 'node:path';
+import pg from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from './backing-services.js';
 import { request, type Reply } from './client.js';
 import { METRICS_TOKEN, startCluster, type Cluster } from './cluster.js';
-import { startWorker } from './processes.js';
+import { startApiInstance, startWorker } from './processes.js';
 
 // `npm run test:cluster`: the deployment of docs/deploy.md on one machine, under the faults an
 // operator meets. Upper bounds on time here only prove that nothing hangs; speed is in benchmarks.
@@ -32,6 +34,12 @@ function assertEnvelope(res: Reply, status: number): void {
   const body = res.json<{ error: { code: string; message: string } }>();
   assert.equal(typeof body.error.code, 'string', res.text);
   assert.equal(typeof body.error.message, 'string', res.text);
+}
+
+async function download(base: string, id: string): Promise<Buffer> {
+  const res = await fetch(`${base}/api/v1/certificates/${id}/pdf`, { headers: c.auth });
+  assert.equal(res.status, 200);
+  return Buffer.from(await res.arrayBuffer());
 }
 
 async function countRows(sql: string, params: unknown[] = []): Promise<number> {
@@ -260,5 +268,35 @@ describe('the cluster of docs/deploy.md', { concurrency: false }, () => {
     t.diagnostic(`drained in ${drainMs} ms; keep-alive answers after the signal: ${afterSignal.length}`);
     assert.equal(await countRows('SELECT count(*)::int AS n FROM certificates'), before + 20 * 25);
     for (const other of others) assert.equal((await request(`${other.url}/readyz`)).status, 200);
+  });
+
+  it('a pg_dump of the database restores into a new database that a fresh instance serves', async () => {
+    const issued = await request(`${c.nginx.url}/api/v1/certificates`, {
+      method: 'POST',
+      headers: c.auth,
+      body: { templateId: c.templateId, recipient: recipients(1, 'backup')[0] },
+    });
+    assert.equal(issued.status, 201, issued.text);
+    const cert = issued.json<{ data: { id: string; uniqueCode: string } }>().data;
+    const pdf = await download(c.nginx.url, cert.id);
+
+    const dump = path.join(c.dir, 'certsvc.dump');
+    await c.postgres.tool('pg_dump', ['--format=custom', `--file=${dump}`, c.postgres.url]);
+    const restoredUrl = c.postgres.url.replace(/\/certsvc$/, '/certsvc_restored');
+    const admin = new pg.Client({ connectionString: c.postgres.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE certsvc_restored');
+    await admin.end();
+    await c.postgres.tool('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, dump]);
+
+    const restored = await startApiInstance('api-restored', { ...c.env, DATABASE_URL: restoredUrl });
+    try {
+      const verified = await request(`${restored.url}/api/v1/verify/${cert.uniqueCode}`);
+      assert.equal(verified.status, 200, verified.text);
+      assert.equal(verified.json<{ data: { valid: boolean } }>().data.valid, true);
+      assert.deepEqual(await download(restored.url, cert.id), pdf, 'the frozen PDF, byte for byte');
+    } finally {
+      assert.equal((await restored.stop()).code, 0);
+    }
   });
 });
