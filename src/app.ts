@@ -19,6 +19,7 @@ import { verifyRoutes } from './modules/verify/verify.routes.js';
 import { renderErrorPage, VERIFY_PAGE_HEADERS } from './modules/verify/verify.page.js';
 import { emailsRoutes } from './modules/emails/emails.routes.js';
 import { EmailSend } from './modules/emails/emails.schemas.js';
+import { healthRoutes, installRequestMetrics } from './modules/health/health.routes.js';
 import { dashboardPlugin } from './modules/dashboard/dashboard.plugin.js';
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
@@ -105,11 +106,13 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   installErrorHandling(app);
+  installRequestMetrics(app, deps.metrics);
   installCors(app, deps.config.corsPartnerDomains);
   installAccessControl(app, {
     keys: deps.services.keys,
     store: deps.rateLimitStore,
     limits: deps.config.rateLimit,
+    onRefused: (limiter) => deps.metrics.rateLimitRefusals.inc({ limiter }),
   });
 
   templatesRoutes(app, deps.services.templates);
@@ -119,6 +122,13 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   verifyRoutes(app, deps.services.verify);
   openapiRoutes(app);
   docsRoutes(app);
+  healthRoutes(app, {
+    db: deps.db,
+    store: deps.rateLimitStore,
+    redisConfigured: deps.config.redisUrl !== undefined,
+    metrics: deps.metrics,
+    metricsToken: deps.config.metricsToken,
+  });
   await app.register(dashboardPlugin, {
     prefix: '/dashboard',
     db: deps.db,

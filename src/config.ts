@@ -29,6 +29,10 @@ export interface Config {
   logLevel: string;
   plans: PlanDefinition[];
   email: { leaseMs: number; retryBaseMs: number; pollMs: number };
+  // GET /metrics needs this bearer token; unset, there is no metrics route.
+  metricsToken: string | undefined;
+  // Timeouts on the calls to PostgreSQL and Redis (docs/operations.md, Timeouts and outages).
+  timeouts: { dbStatementMs: number; dbConnectMs: number; redisMs: number };
 }
 
 export const DEFAULT_PLANS: PlanDefinition[] = [
@@ -131,6 +135,13 @@ function parseTrustProxy(raw: string | undefined): false | number | string[] {
   return entries.map((e) => (PROXY_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
 }
 
+// A guessable token would publish the metrics: at least 16 characters.
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw !== undefined && raw.length < 16)
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (optional(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -162,6 +173,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: integer(env, 'EMAIL_LEASE_MS', 60_000, 100, 3_600_000),
       retryBaseMs: integer(env, 'EMAIL_RETRY_BASE_MS', 30_000, 1, 3_600_000),
       pollMs: integer(env, 'EMAIL_POLL_MS', 1_000, 10, 60_000),
+    },
+    metricsToken: metricsToken(optional(env, 'METRICS_TOKEN')),
+    timeouts: {
+      dbStatementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      dbConnectMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
+      redisMs: integer(env, 'REDIS_TIMEOUT_MS', 1_000, 10, 60_000),
     },
   };
 }

@@ -8,12 +8,14 @@ import { createRedisStore } from './platform/rate-limit/redis.store.js';
 import type { RateLimitStore } from './platform/rate-limit/rate-limit.store.js';
 import { upsertPlans } from './modules/accounts/accounts.repository.js';
 import { createServices, type Services } from './services.js';
+import { createMetrics, type Metrics } from './platform/metrics.js';
 
 export interface Deps {
   config: Config;
   logger: Logger;
   db: Db;
   rateLimitStore: RateLimitStore;
+  metrics: Metrics;
   services: Services;
   now: () => Date;
   close(): Promise<void>;
@@ -32,6 +34,26 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
   );
 }
 
+// Gauges read when Prometheus scrapes: the email queue (shared by every worker) and this pool.
+function watchState(metrics: Metrics, db: Db, services: Services) {
+  metrics.gauge('certsvc_email_queue_depth', 'Sends queued or being delivered', [], async (g) => {
+    g.set((await services.emails.queueStats()).depth);
+  });
+  metrics.gauge(
+    'certsvc_email_oldest_queued_age_seconds',
+    'Age of the oldest undelivered send',
+    [],
+    async (g) => {
+      g.set((await services.emails.queueStats()).oldestAgeS);
+    },
+  );
+  metrics.gauge('certsvc_db_pool_connections', 'PostgreSQL pool of this process', ['state'], (g) => {
+    g.set({ state: 'total' }, db.pool.totalCount);
+    g.set({ state: 'idle' }, db.pool.idleCount);
+    g.set({ state: 'waiting' }, db.pool.waitingCount);
+  });
+}
+
 // Pending migrations, then the configured plan catalog.
 export async function prepareDatabase(db: Db, config: Config): Promise<string[]> {
   const applied = await migrate(db);
@@ -47,7 +69,10 @@ export async function createDeps(
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
-  const db = createDb(config.databaseUrl ?? embedded!.url);
+  const db = createDb(config.databaseUrl ?? embedded!.url, {
+    statementTimeoutMs: config.timeouts.dbStatementMs,
+    connectTimeoutMs: config.timeouts.dbConnectMs,
+  });
   try {
     if (opts.migrate !== false) await prepareDatabase(db, config);
   } catch (err) {
@@ -55,14 +80,22 @@ export async function createDeps(
     await embedded?.release();
     throw err;
   }
-  const rateLimitStore = config.redisUrl ? createRedisStore(config.redisUrl) : createMemoryStore();
+  const rateLimitStore = config.redisUrl
+    ? createRedisStore(config.redisUrl, {
+        timeoutMs: config.timeouts.redisMs,
+        onError: (err) => logger.error({ err: err.message }, 'Redis is not answering: API calls answer 503'),
+      })
+    : createMemoryStore();
   const now = opts.now ?? (() => new Date());
-  const services = createServices({ config, db, logger, now });
+  const metrics = createMetrics({ processMetrics: config.metricsToken !== undefined });
+  const services = createServices({ config, db, logger, now, metrics });
+  watchState(metrics, db, services);
   return {
     config,
     logger,
     db,
     rateLimitStore,
+    metrics,
     services,
     now,
     async close() {

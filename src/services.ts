@@ -15,19 +15,37 @@ import { createEmailsService } from './modules/emails/emails.service.js';
 import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
 import { createFileTransport, createSmtpTransport } from './modules/emails/mail-transport.js';
 import path from 'node:path';
+import type { Metrics } from './platform/metrics.js';
 
 export interface ServiceDeps {
   config: Config;
   db: Db;
   logger: Logger;
   now: () => Date;
+  metrics: Metrics;
+}
+
+// Every render, timed: one observation per request (one document, or the documents of a batch).
+function timed(renderer: PdfRenderer, metrics: Metrics): PdfRenderer {
+  return {
+    ...renderer,
+    async render(template, items) {
+      const stop = metrics.pdfRender.startTimer();
+      try {
+        return await renderer.render(template, items);
+      } finally {
+        stop();
+        metrics.pdfsRendered.inc(items.length);
+      }
+    },
+  };
 }
 
 export function createServices(deps: ServiceDeps) {
-  const { config } = deps;
+  const { config, metrics } = deps;
   // Worker threads start on first use, so CLI commands that render nothing never pay for them.
   let renderer: PdfRenderer | undefined;
-  const getRenderer = () => (renderer ??= createPdfRenderer());
+  const getRenderer = () => (renderer ??= timed(createPdfRenderer(), metrics));
   const publicBaseUrl = config.publicBaseUrl;
 
   return {
@@ -37,7 +55,13 @@ export function createServices(deps: ServiceDeps) {
     templates: createTemplatesService({ db: deps.db, checkDesign: designIssues }),
     usage: createUsageService(deps),
     certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now }),
-    issue: createIssueService({ db: deps.db, renderer: getRenderer, publicBaseUrl, now: deps.now }),
+    issue: createIssueService({
+      db: deps.db,
+      renderer: getRenderer,
+      publicBaseUrl,
+      now: deps.now,
+      onIssued: (count) => metrics.certificatesIssued.inc(count),
+    }),
     verify: createVerifyService({ db: deps.db, publicBaseUrl }),
     users: createUsersService(deps),
     emails: createEmailsService(deps),
@@ -57,6 +81,7 @@ export function createServices(deps: ServiceDeps) {
         publicBaseUrl,
         logger: deps.logger,
         options: config.email,
+        onOutcome: (outcome) => metrics.emailOutcomes.inc({ outcome }),
       });
       return {
         async stop() {

@@ -72,6 +72,18 @@ export class QuotaExceededError extends AppError {
   }
 }
 
+// PostgreSQL or Redis cannot answer right now (down, hung past its timeout, or out of connections).
+// Nothing was changed; the request can be retried as it is.
+export class ServiceUnavailableError extends AppError {
+  constructor(what: 'database' | 'rate-limit store', retryAfterS = 1) {
+    super(
+      'service_unavailable',
+      `The service's ${what} is not answering; nothing was changed, retry after the number of seconds in Retry-After`,
+    );
+    this.headers = { 'Retry-After': String(Math.max(1, retryAfterS)) };
+  }
+}
+
 export const STATUS_BY_CODE: Record<string, number> = {
   unauthorized: 401,
   invalid_api_key: 401,
@@ -85,4 +97,5 @@ export const STATUS_BY_CODE: Record<string, number> = {
   validation_error: 422,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 };

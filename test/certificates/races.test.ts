@@ -16,9 +16,19 @@ let a: TestApp;
 let b: TestApp;
 
 before(async () => {
-  // Two instances on the same database, as two servers behind a load balancer would be.
-  a = await startTestApp({ RATE_LIMIT_MAX: '100000' });
-  b = await startTestApp({ RATE_LIMIT_MAX: '100000' });
+  // Two instances on the same database, as two servers behind a load balancer would be. Hundreds of
+  // requests queue on one quota row here, on a loaded machine: the timeouts that turn a stuck
+  // database into a 503 are raised so that only the quota decides the answers.
+  a = await startTestApp({
+    RATE_LIMIT_MAX: '100000',
+    DB_CONNECT_TIMEOUT_MS: '120000',
+    DB_STATEMENT_TIMEOUT_MS: '120000',
+  });
+  b = await startTestApp({
+    RATE_LIMIT_MAX: '100000',
+    DB_CONNECT_TIMEOUT_MS: '120000',
+    DB_STATEMENT_TIMEOUT_MS: '120000',
+  });
 });
 after(async () => {
   await a.close();

@@ -49,6 +49,8 @@ const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted'
 export function createIssueService(deps: {
   db: Db;
   renderer: () => PdfRenderer;
+  /** Told how many certificates each issue created (metrics). */
+  onIssued?: (count: number) => void;
   publicBaseUrl: string;
   now: () => Date;
 }) {
@@ -214,6 +216,7 @@ export function createIssueService(deps: {
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const { created } = await commit(principal, template, rendered, issuedAt);
       if (created.length === 0) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
+      deps.onIssued?.(1);
       return created[0]!;
     },
 
@@ -244,6 +247,7 @@ export function createIssueService(deps: {
         const index = rendered[i]!.index;
         results[index] = { index, status: 'created', certificate };
       });
+      if (created.length > 0) deps.onIssued?.(created.length);
       for (const c of [...rejected, ...untried]) {
         results[c.index] = {
           index: c.index,

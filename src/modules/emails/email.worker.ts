@@ -33,6 +33,8 @@ export function startEmailWorker(deps: {
   publicBaseUrl: string;
   logger: Logger;
   options?: EmailWorkerOptions;
+  /** Told the outcome of each delivery attempt (metrics). */
+  onOutcome?: (outcome: 'sent' | 'retry' | 'failed') => void;
 }): EmailWorker {
   const { db, logger } = deps;
   const batchSize = deps.options?.batchSize ?? 50;
@@ -103,14 +105,17 @@ export function startEmailWorker(deps: {
     try {
       await deps.transport.send(message);
       await repo.markSent(db, job);
+      deps.onOutcome?.('sent');
     } catch (err) {
       const outcome = classifySendError(err);
       const delay = outcome.permanent ? null : nextAttemptDelayMs(job.attempts);
       if (delay === null) {
         await repo.markFailed(db, job, outcome.message);
+        deps.onOutcome?.('failed');
         logger.warn({ sendId: job.id, attempts: job.attempts, error: outcome.message }, 'email send failed');
       } else {
         await repo.markRetry(db, job, { error: outcome.message, delayMs: Math.round(delay * retryScale) });
+        deps.onOutcome?.('retry');
         logger.info(
           { sendId: job.id, attempts: job.attempts, error: outcome.message },
           'email send will be retried',

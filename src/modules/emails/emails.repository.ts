@@ -128,3 +128,13 @@ export async function markFailed(
     [job.id, job.attempts, error],
   );
 }
+
+// Sends waiting for delivery (queued, or claimed and not yet settled) and the age of the oldest,
+// for the metrics; the partial index on pending sends keeps this cheap whatever the history.
+export async function queueStats(db: Queryable): Promise<{ depth: number; oldestAgeS: number }> {
+  const { rows } = await db.query<{ depth: number; oldest_age_s: number | null }>(
+    `SELECT count(*)::int AS depth, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_age_s
+       FROM email_sends WHERE status IN ('queued', 'sending')`,
+  );
+  return { depth: rows[0]!.depth, oldestAgeS: rows[0]!.oldest_age_s ?? 0 };
+}

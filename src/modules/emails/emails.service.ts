@@ -62,6 +62,11 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
       const { rows, total } = await repo.listSends(db, accountId, certificateId, page);
       return paginated(rows.map(view), page, total);
     },
+
+    // How much mail waits for delivery, across every worker (metrics).
+    queueStats(): Promise<{ depth: number; oldestAgeS: number }> {
+      return repo.queueStats(db);
+    },
   };
 }
 

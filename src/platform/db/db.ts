@@ -27,12 +27,34 @@ interface Ambient {
   opening?: Promise<pg.PoolClient>;
 }
 
-export function createDb(connectionString: string, opts: { max?: number } = {}): Db {
+export interface DbOptions {
+  max?: number;
+  /** Longest a statement may run on the server (statement_timeout); 0 for none (migrations). */
+  statementTimeoutMs?: number;
+  /** Longest wait for a connection from the pool or a new one to the server. */
+  connectTimeoutMs?: number;
+}
+
+export const DEFAULT_DB_TIMEOUTS = { statementTimeoutMs: 10_000, connectTimeoutMs: 10_000 };
+
+export function createDb(connectionString: string, opts: DbOptions = {}): Db {
+  const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_DB_TIMEOUTS.statementTimeoutMs;
   const pool = new pg.Pool({
     connectionString,
     max: opts.max ?? 10,
     application_name: 'certsvc',
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_DB_TIMEOUTS.connectTimeoutMs,
+    keepAlive: true,
+    // The server cancels a statement that runs too long; a server that is hung (or a network that
+    // drops packets) cannot, so the client gives up a little later on its own.
+    ...(statementTimeoutMs > 0
+      ? {
+          statement_timeout: statementTimeoutMs,
+          query_timeout: statementTimeoutMs + 2_000,
+          idle_in_transaction_session_timeout: Math.max(60_000, statementTimeoutMs * 2),
+        }
+      : {}),
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
@@ -53,9 +75,12 @@ export function createDb(connectionString: string, opts: { max?: number } = {}):
   async function end(client: pg.PoolClient, commit: boolean) {
     try {
       await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-    } finally {
-      client.release();
+    } catch (err) {
+      // A connection that failed (or timed out) mid-protocol is destroyed, not reused.
+      client.release(err as Error);
+      throw err;
     }
+    client.release();
   }
 
   async function inSavepoint<T>(client: pg.PoolClient, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -115,4 +140,35 @@ export function createDb(connectionString: string, opts: { max?: number } = {}):
       await pool.end();
     },
   };
+}
+
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'not queryable',
+  'Client was closed',
+];
+
+// True when an error says PostgreSQL cannot answer now (down, restarting, hung past a timeout, out
+// of connections), as opposed to a fault in the request or the code: those become 503, not 500.
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_NODE_CODES.has(code)) return true;
+    // SQLSTATE: connection exceptions, insufficient resources, statement timeout, shutdowns.
+    if (/^(08|53)/.test(code) || ['57014', '57P01', '57P02', '57P03'].includes(code)) return true;
+  }
+  if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
+  return UNAVAILABLE_MESSAGES.some((m) => err.message.includes(m));
 }

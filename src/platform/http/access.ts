@@ -40,7 +40,13 @@ function authorizationCount(request: FastifyRequest): number {
 
 export function installAccessControl(
   app: FastifyInstance,
-  deps: { keys: Authenticator; store: RateLimitStore; limits: Limits },
+  deps: {
+    keys: Authenticator;
+    store: RateLimitStore;
+    limits: Limits;
+    /** Told the limiter (key, verify, anon) of each 429 (metrics). */
+    onRefused?: (limiter: string) => void;
+  },
 ) {
   const windowMs = deps.limits.windowS * 1000;
 
@@ -48,7 +54,10 @@ export function installAccessControl(
   async function count(reply: FastifyReply, bucket: string): Promise<void> {
     const decision = await deps.store.consume(bucket, deps.limits.max, windowMs);
     setRateHeaders(reply, decision);
-    if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
+    if (!decision.allowed) {
+      deps.onRefused?.(bucket.slice(0, bucket.indexOf(':')));
+      throw new RateLimitedError(decision.retryAfter);
+    }
   }
 
   // Node keeps only the first of several Authorization headers; a request that sends more than one

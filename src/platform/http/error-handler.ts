@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { AppError, STATUS_BY_CODE, type Issue } from '../errors.js';
+import { isDatabaseUnavailable } from '../db/db.js';
+import { AppError, ServiceUnavailableError, STATUS_BY_CODE, type Issue } from '../errors.js';
 import { routedPath } from './path.js';
 import { toIssues } from '../validation.js';
 
@@ -105,6 +106,12 @@ export function installErrorHandling(app: FastifyInstance) {
           ? 'The body must be JSON sent with Content-Type: application/json'
           : 'The body is not valid JSON';
       return validationReply(reply, [{ path: [], message }]);
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error.message }, 'database not answering: 503');
+      const unavailable = new ServiceUnavailableError('database', 2);
+      reply.headers(unavailable.headers);
+      return sendError(reply, 503, unavailable.code, unavailable.message);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(

@@ -85,6 +85,7 @@ const ERROR_TEXT: Record<number, string> = {
   422: 'Validation failed (`validation_error`); details.issues lists the paths',
   429: 'Rate limit exceeded (`rate_limited`); see Retry-After',
   500: 'Server fault (`internal_error`); safe to retry with backoff',
+  503: 'The database or the rate-limit store is not answering (`service_unavailable`); nothing was changed, retry after Retry-After',
 };
 
 // A response entry carrying the rate-limit headers, for OpenAPI and serialisation.
@@ -129,14 +130,18 @@ function errorEnvelopeFor(status: number): TSchema {
 
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const status of [...statuses, 500]) {
+  // Every route can meet a server fault or an unavailable database or Redis.
+  for (const status of [...statuses, 500, 503]) {
     const headers: Record<string, TSchema> =
       status === 429
         ? {
             ...rateHeaders,
             'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
           }
-        : rateHeaders;
+        : status === 503
+          ? // No bucket decided this answer: the rate-limit headers are absent when Redis is down.
+            { 'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }) }
+          : rateHeaders;
     out[status] = {
       ...errorEnvelopeFor(status),
       description: ERROR_TEXT[status] ?? 'Error',

@@ -82,6 +82,8 @@ export function createMemoryStore(
       return buckets.size;
     },
 
+    async ping(): Promise<void> {},
+
     async close(): Promise<void> {
       buckets.clear();
     },

@@ -16,6 +16,8 @@ export interface RateLimitDecision {
 export interface RateLimitStore {
   /** Counts the request when it is allowed; refused requests are not logged. */
   consume(bucket: string, limit: number, windowMs: number): Promise<RateLimitDecision>;
+  /** Resolves when the store answers (readiness); rejects with ServiceUnavailableError otherwise. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

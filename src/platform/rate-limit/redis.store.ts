@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { ServiceUnavailableError } from '../errors.js';
 import { assertLimitArgs, type RateLimitDecision, type RateLimitStore } from './rate-limit.store.js';
 
 /**
@@ -59,20 +60,68 @@ interface RedisWithConsume extends Redis {
  * Redis-backed exact sliding log, shared by every instance that points at the same Redis.
  * ioredis sends the script by EVALSHA and falls back to EVAL once after a script cache flush.
  */
-export function createRedisStore(url: string, opts: { prefix?: string } = {}): RateLimitStore {
+export const DEFAULT_REDIS_TIMEOUT_MS = 1_000;
+
+export function createRedisStore(
+  url: string,
+  opts: { prefix?: string; timeoutMs?: number; onError?: (err: Error) => void } = {},
+): RateLimitStore {
   const prefix = opts.prefix ?? 'certsvc:rl:';
-  // Few retries: a request should fail fast rather than wait on a Redis that is down.
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 }) as RedisWithConsume;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+  // Fail fast, never queue: with Redis down a command fails at once (no offline queue, no retry of
+  // the request), a hung Redis fails after timeoutMs, and the connection is retried every 200 ms at
+  // most, so that service resumes within a fraction of a second of Redis coming back.
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: timeoutMs,
+    connectTimeout: Math.max(1_000, timeoutMs),
+    retryStrategy: (attempt) => Math.min(50 * attempt, 200),
+  }) as RedisWithConsume;
   redis.defineCommand('certsvcRateLimitConsume', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+  // Connection errors surface on the requests (503); the event only feeds the log, once per outage.
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!down) opts.onError?.(err);
+    down = true;
+  });
+  redis.on('ready', () => (down = false));
+
+  let everReady = false;
+  redis.once('ready', () => (everReady = true));
+  // Right after start the first connection may still be opening: wait for it, briefly. Once it has
+  // been up, a lost connection fails requests at once (they must not queue behind a dead Redis).
+  async function ensureReady(): Promise<void> {
+    if (redis.status === 'ready') return;
+    if (everReady || redis.status === 'end') throw new ServiceUnavailableError('rate-limit store');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        redis.off('ready', onReady);
+        reject(new ServiceUnavailableError('rate-limit store'));
+      }, timeoutMs);
+      function onReady() {
+        clearTimeout(timer);
+        resolve();
+      }
+      redis.once('ready', onReady);
+    });
+  }
+
+  async function call<T>(command: () => Promise<T>): Promise<T> {
+    await ensureReady();
+    try {
+      return await command();
+    } catch (err) {
+      if (err instanceof RangeError) throw err;
+      throw new ServiceUnavailableError('rate-limit store');
+    }
+  }
 
   return {
     async consume(bucket: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
       assertLimitArgs(limit, windowMs);
-      const [allowed, count, resetAt, retryAfter] = await redis.certsvcRateLimitConsume(
-        prefix + bucket,
-        limit,
-        windowMs,
-        randomUUID(),
+      const [allowed, count, resetAt, retryAfter] = await call(() =>
+        redis.certsvcRateLimitConsume(prefix + bucket, limit, windowMs, randomUUID()),
       );
       return {
         allowed: allowed === 1,
@@ -83,10 +132,14 @@ export function createRedisStore(url: string, opts: { prefix?: string } = {}): R
       };
     },
 
+    async ping(): Promise<void> {
+      await call(() => redis.ping());
+    },
+
     async close(): Promise<void> {
-      try {
-        await redis.quit();
-      } catch {
+      if (redis.status === 'ready') {
+        await redis.quit().catch(() => redis.disconnect());
+      } else {
         redis.disconnect();
       }
     },
