@@ -15,6 +15,8 @@ export interface Config {
   port: number;
   host: string;
   publicBaseUrl: string;
+  // Whether PUBLIC_BASE_URL was given (serve refuses a reachable HOST without it).
+  publicBaseUrlSet: boolean;
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -29,6 +31,8 @@ export interface Config {
   logLevel: string;
   plans: PlanDefinition[];
   email: { leaseMs: number; retryBaseMs: number; pollMs: number };
+  // How long a stopping server or worker may drain before it exits anyway.
+  shutdownTimeoutS: number;
   // GET /metrics needs this bearer token; unset, there is no metrics route.
   metricsToken: string | undefined;
   // Timeouts on the calls to PostgreSQL and Redis (docs/operations.md, Timeouts and outages).
@@ -155,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: optional(env, 'HOST') ?? '127.0.0.1',
     publicBaseUrl,
+    publicBaseUrlSet: optional(env, 'PUBLIC_BASE_URL') !== undefined,
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
     databaseUrl: optional(env, 'DATABASE_URL'),
     redisUrl: optional(env, 'REDIS_URL'),
@@ -174,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: integer(env, 'EMAIL_RETRY_BASE_MS', 30_000, 1, 3_600_000),
       pollMs: integer(env, 'EMAIL_POLL_MS', 1_000, 10, 60_000),
     },
+    shutdownTimeoutS: integer(env, 'SHUTDOWN_TIMEOUT_S', 25, 1, 3_600),
     metricsToken: metricsToken(optional(env, 'METRICS_TOKEN')),
     timeouts: {
       dbStatementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),

@@ -6,7 +6,7 @@ import { UUID_PATTERN } from '../platform/ids.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
 import { CliError, print, type Io } from './output.js';
-import { serve } from './serve.js';
+import { checkPublicBaseUrl, serve } from './serve.js';
 import { previewTemplate } from './preview.js';
 
 export interface CommandContext {
@@ -24,6 +24,8 @@ export interface Command {
   positionals: string[];
   options?: ParseArgsConfig['options'];
   needsDb?: boolean;
+  /** Checks made before anything is opened or created (a refusal leaves no trace). */
+  precheck?(config: Config): void;
   run(ctx: CommandContext): Promise<number | void>;
 }
 
@@ -69,6 +71,7 @@ export const commands: Command[] = [
     usage: 'serve [--no-worker]',
     positionals: [],
     options: { 'no-worker': { type: 'boolean' } },
+    precheck: checkPublicBaseUrl,
     run: (ctx) => serve(deps(ctx), { worker: ctx.values['no-worker'] !== true, io: ctx.io, json: ctx.json }),
   },
   {

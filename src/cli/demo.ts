@@ -3,7 +3,8 @@ import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { readDesignFile } from './design-file.js';
 import { CliError } from './output.js';
 
-export const DEMO_DESIGN = new URL('../../../examples/designs/course-completion.json', import.meta.url);
+// dist/examples/designs: `npm run build` copies the sample designs there (scripts/copy-assets.js).
+export const DEMO_DESIGN = new URL('../../examples/designs/course-completion.json', import.meta.url);
 
 export interface DemoResult {
   account: { id: string; name: string; plan: string };

@@ -109,6 +109,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       );
     }
     const config = loadConfig();
+    command.precheck?.(config);
     const json = values.json === true;
     if (command.needsDb === false) {
       return (await command.run({ config, io, json, values, args: parsed.positionals })) ?? 0;

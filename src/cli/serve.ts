@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { createApp } from '../app.js';
+import type { Config } from '../config.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import { purgeExpiredSessions } from '../modules/dashboard/sessions.repository.js';
 import type { Deps } from '../deps.js';
@@ -6,7 +8,36 @@ import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { createDemo, demoLines, type DemoResult } from './demo.js';
 import { CliError, type Io } from './output.js';
 
-// Runs until SIGINT/SIGTERM: the HTTP server and/or the email worker, then closes cleanly.
+const FIRST_ACCOUNT_LINES = [
+  'The database has no account yet. Create the first one with:',
+  '  certsvc account create --name "Example Academy" --plan Business',
+  '  certsvc key create ACCOUNT_ID',
+  '  certsvc template create ACCOUNT_ID --file dist/examples/designs/course-completion.json',
+  '(or `certsvc demo` for a demo account with a key, a template and a certificate)',
+];
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  const v4 = bare.startsWith('::ffff:') ? bare.slice(7) : bare;
+  return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+// Checked before anything is created: verification links are frozen into every PDF, so a server
+// that others can reach must not start with the localhost default.
+export function checkPublicBaseUrl(config: Config): void {
+  if (config.publicBaseUrlSet || isLoopbackHost(config.host)) return;
+  throw new CliError(
+    `HOST is ${config.host}, reachable from other machines, but PUBLIC_BASE_URL is not set: every ` +
+      `certificate would carry a verification link and QR code to ${config.publicBaseUrl}, forever. ` +
+      'Set PUBLIC_BASE_URL to the public address (for example https://certs.example.org) and start again.',
+  );
+}
+
+// Runs until SIGTERM or SIGINT: the HTTP server and/or the email worker. Then drains (docs/operations.md,
+// Shutdown): the server stops accepting, tells kept-alive clients Connection: close, finishes the
+// requests in flight, the worker hands back its leases, and the process exits; past
+// SHUTDOWN_TIMEOUT_S it exits anyway. A second signal exits at once.
 export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean; io: Io; json: boolean }) {
   const { config, logger } = deps;
   const stops: (() => Promise<void>)[] = [];
@@ -15,9 +46,16 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
 
   if (opts.http !== false) {
     if ((await countAccounts(deps.db)) === 0) {
-      demo = await createDemo(deps);
-      if (!opts.json)
-        opts.io.out(['', 'First start: created a demo account.', ...demoLines(demo), ''].join('\n'));
+      // The welcome with a live key is for the embedded default only: with DATABASE_URL the output
+      // goes to the logs of a real deployment, where nothing must be created unasked.
+      if (config.databaseUrl === undefined) {
+        demo = await createDemo(deps);
+        if (!opts.json)
+          opts.io.out(['', 'First start: created a demo account.', ...demoLines(demo), ''].join('\n'));
+      } else {
+        logger.warn('no account yet: create the first with `certsvc account create` (see docs/deploy.md)');
+        if (!opts.json) opts.io.out(['', ...FIRST_ACCOUNT_LINES, ''].join('\n'));
+      }
     }
     deps.services.warmUp();
     const app = await createApp(deps);
@@ -32,9 +70,14 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info({ port, host: config.host }, 'listening');
-    url = `http://${config.host}:${port}`;
-    if (!opts.json) opts.io.out(`certsvc listening on ${url} (public base URL ${config.publicBaseUrl})`);
+    url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info({ port, host: config.host, publicBaseUrl: config.publicBaseUrl }, 'listening');
+    if (!opts.json) {
+      opts.io.out(`certsvc listening on ${url}`);
+      opts.io.out(
+        `Verification links and QR codes in new certificates: ${config.publicBaseUrl} (PUBLIC_BASE_URL)`,
+      );
+    }
     stops.push(() => app.close());
     const purge = () =>
       Promise.all([
@@ -65,12 +108,28 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     );
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  logger.info('shutting down');
-  for (const s of stops.reverse()) await s().catch((err) => logger.error({ err }, 'error while stopping'));
+  const deadlineS = config.shutdownTimeoutS;
+  logger.info({ signal, deadlineS }, 'shutting down');
+  const again = () => {
+    logger.warn('second signal: exiting now');
+    process.exit(1);
+  };
+  process.once('SIGINT', again);
+  process.once('SIGTERM', again);
+  // The hard stop: whatever still hangs (a request that never ends, a dependency that never answers)
+  // does not keep the process from exiting. Unref'd: a clean drain exits without waiting for it.
+  setTimeout(() => {
+    logger.error({ deadlineS }, 'shutdown deadline passed: exiting with requests or connections still open');
+    process.exit(1);
+  }, deadlineS * 1000).unref();
+
+  // The server and the worker drain side by side; then main() closes the pools.
+  const results = await Promise.allSettled(stops.reverse().map((s) => s()));
+  for (const r of results)
+    if (r.status === 'rejected') logger.error({ err: r.reason }, 'error while stopping');
   return 0;
 }

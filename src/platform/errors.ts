@@ -72,13 +72,15 @@ export class QuotaExceededError extends AppError {
   }
 }
 
-// PostgreSQL or Redis cannot answer right now (down, hung past its timeout, or out of connections).
-// Nothing was changed; the request can be retried as it is.
+// PostgreSQL or Redis cannot answer right now (down, hung past its timeout, out of connections), or
+// this instance is shutting down. Nothing was changed; the request can be retried as it is.
 export class ServiceUnavailableError extends AppError {
-  constructor(what: 'database' | 'rate-limit store', retryAfterS = 1) {
+  constructor(what: 'database' | 'rate-limit store' | 'shutdown', retryAfterS = 1) {
     super(
       'service_unavailable',
-      `The service's ${what} is not answering; nothing was changed, retry after the number of seconds in Retry-After`,
+      what === 'shutdown'
+        ? 'This server is shutting down; nothing was changed, retry (another instance will answer)'
+        : `The service's ${what} is not answering; nothing was changed, retry after the number of seconds in Retry-After`,
     );
     this.headers = { 'Retry-After': String(Math.max(1, retryAfterS)) };
   }

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { Db } from './db.js';
 
-const MIGRATIONS_DIR = new URL('../../../../src/platform/db/migrations/', import.meta.url);
+// Beside this file: `npm run build` copies the SQL files into dist/ (scripts/copy-assets.js).
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 const LOCK_ID = 727_001;
 const MIGRATION_TIMEOUT_MS = 6 * 3_600_000;
 
