@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Queryable } from '../../platform/db/db.js';
 
 export interface ApiKeyRow {
@@ -62,14 +63,23 @@ export async function revokeKey(
 // One round trip per request: finds the unrevoked key by its digest, stamps last_used_at and reads
 // what entitlement needs (plan, active partner contract), so that a plan change, a contract end or
 // a revocation takes effect on the very next request on every instance.
+//
+// A named statement, planned once per connection (planning this join cost more PostgreSQL CPU than
+// running it). The stamp commits asynchronously (docs/operations.md, "Asynchronous commits"): `set_config(...,
+// true)` turns synchronous_commit off for the statement's own implicit transaction, so the request
+// does not wait for a WAL flush; a crash of PostgreSQL can lose only the last instants of last-use
+// times. `db` must therefore be a pool, never a client inside a transaction: the setting would
+// then hold for that whole transaction.
 export async function authenticateKey(
-  db: Queryable,
+  db: Pick<Pool, 'query'>,
   hash: Buffer,
   now: Date,
 ): Promise<PrincipalRow | undefined> {
-  const { rows } = await db.query<PrincipalRow>(
-    `WITH k AS (
-       UPDATE api_keys SET last_used_at = $2 WHERE key_hash = $1 AND revoked_at IS NULL
+  const { rows } = await db.query<PrincipalRow>({
+    name: 'authenticate-key',
+    text: `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),
+     k AS (
+       UPDATE api_keys SET last_used_at = $2 FROM async_commit WHERE key_hash = $1 AND revoked_at IS NULL
        RETURNING id, account_id, scopes
      )
      SELECT k.id AS key_id, k.account_id, k.scopes, a.plan, p.api_access,
@@ -84,7 +94,7 @@ export async function authenticateKey(
           WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
           ORDER BY starts_at DESC LIMIT 1
        ) c ON true`,
-    [hash, now],
-  );
+    values: [hash, now],
+  });
   return rows[0];
 }

@@ -88,7 +88,8 @@ export function createApiKeysService(deps: { db: Db; now: () => Date }) {
     // undefined for a malformed token (no lookup at all), an unknown or a revoked key.
     async authenticate(token: string): Promise<Principal | undefined> {
       if (!isWellFormedKey(token)) return undefined;
-      const row = await repo.authenticateKey(db, hashKey(token), deps.now());
+      // On the pool: the stamp's asynchronous commit must stay in its own transaction.
+      const row = await repo.authenticateKey(db.pool, hashKey(token), deps.now());
       if (!row) return undefined;
       const partner = row.contract_id !== null;
       return {

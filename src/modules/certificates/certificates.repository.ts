@@ -139,10 +139,12 @@ export async function findCertificate(
   accountId: string,
   id: string,
 ): Promise<CertificateRow | undefined> {
-  const { rows } = await db.query<CertificateRow>(
-    `SELECT ${CERT_COLUMNS} FROM certificates WHERE account_id = $1 AND id = $2`,
-    [accountId, id],
-  );
+  // Named: planned once per connection (GET /certificates/:id is the hottest authenticated read).
+  const { rows } = await db.query<CertificateRow>({
+    name: 'find-certificate',
+    text: `SELECT ${CERT_COLUMNS} FROM certificates WHERE account_id = $1 AND id = $2`,
+    values: [accountId, id],
+  });
   return rows[0];
 }
 

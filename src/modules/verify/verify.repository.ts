@@ -1,4 +1,4 @@
-import type { Queryable } from '../../platform/db/db.js';
+import type { Pool } from 'pg';
 
 export interface VerificationRow {
   status: 'Issued' | 'Revoked';
@@ -15,19 +15,25 @@ export interface VerificationRow {
 
 // The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
 // found. Counts the verification (when `count`) in the same statement: exact under concurrency.
+// A named statement, planned once per connection (planning this join cost more PostgreSQL CPU than
+// running it), whose count commits asynchronously (docs/operations.md, "Asynchronous commits"):
+// `set_config(..., true)` holds for the statement's own implicit transaction only, so `db` must
+// not be a client inside a transaction.
 export async function findForVerification(
-  db: Queryable,
+  db: Pick<Pool, 'query'>,
   code: string,
   count: boolean,
 ): Promise<VerificationRow | undefined> {
-  const { rows } = await db.query<VerificationRow>(
-    `UPDATE certificates c SET verification_count = c.verification_count + CASE WHEN $2 THEN 1 ELSE 0 END
-       FROM templates t, accounts a, certificate_pdfs p
+  const { rows } = await db.query<VerificationRow>({
+    name: 'verify-certificate',
+    text: `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+     UPDATE certificates c SET verification_count = c.verification_count + CASE WHEN $2 THEN 1 ELSE 0 END
+       FROM async_commit, templates t, accounts a, certificate_pdfs p
       WHERE c.unique_code = $1 AND c.status <> 'Draft'
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
                 t.name AS template_name, a.name AS issuer_name, p.sha256`,
-    [code, count],
-  );
+    values: [code, count],
+  });
   return rows[0];
 }

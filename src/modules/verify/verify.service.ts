@@ -19,7 +19,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         ]);
       }
       const code = input.toUpperCase();
-      const row = await findForVerification(deps.db, code, opts.count !== false);
+      const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
       return {
         valid: row.status === 'Issued',
