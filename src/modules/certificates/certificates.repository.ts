@@ -85,9 +85,11 @@ export interface ListFilter {
 
 // Newest first. The page's ids come from an index-only scan of the (account, [status,] created_at,
 // id) index, and only those rows are read, so deep pages skip index entries rather than rows.
-// The plain and status-filtered totals are the counters in list_counts (kept by triggers in the
-// writes' own transactions); any other filter counts its matches through its own index (migration
-// 004: lower(email), template, the trigram index on the folded name).
+// The totals of the plain list and of the status and template filters are the counters in
+// list_counts (kept by triggers in the writes' own transactions); createdAfter, recipientEmail and
+// q count their matches through their indexes (migration 004: lower(email), the trigram index on the
+// folded name; created_at in the account indexes), so their cost grows with the number of matches
+// (docs/benchmarks.md).
 export async function listCertificates(
   db: Queryable,
   accountId: string,
@@ -105,7 +107,7 @@ export async function listCertificates(
   if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
   if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
   const condition = where.join(' AND ');
-  const counted = params.length === (filter.status ? 2 : 1);
+  const uncounted = filter.createdAfter || filter.recipientEmail || filter.q;
   const [list, total] = await Promise.all([
     db.query<CertificateRow>(
       `SELECT ${CERT_COLUMNS} FROM certificates
@@ -114,8 +116,8 @@ export async function listCertificates(
         ORDER BY created_at DESC, id DESC`,
       [...params, filter.limit, filter.offset],
     ),
-    counted
-      ? countedTotal(db, accountId, filter.status ? [`certificates:${filter.status}`] : ALL_STATUSES)
+    !uncounted
+      ? countedTotal(db, accountId, counterLists(filter.status, filter.templateId))
       : db
           .query<{ n: number }>(`SELECT count(*)::int AS n FROM certificates WHERE ${condition}`, params)
           .then((r) => r.rows[0]!.n),
@@ -123,7 +125,15 @@ export async function listCertificates(
   return { rows: list.rows, total };
 }
 
-const ALL_STATUSES = ['certificates:Draft', 'certificates:Issued', 'certificates:Revoked'];
+const STATUSES: CertificateStatus[] = ['Draft', 'Issued', 'Revoked'];
+
+// The list_counts lists whose sum is the total of a status and/or template filter (migrations 005
+// and 008): 'certificates:<status>' and 'certificates:<status>:template:<template id>'.
+function counterLists(status?: CertificateStatus, templateId?: string): string[] {
+  return (status ? [status] : STATUSES).map(
+    (s) => `certificates:${s}${templateId ? `:template:${templateId}` : ''}`,
+  );
+}
 
 // The sum of an account's list counters (see migration 005).
 export async function countedTotal(db: Queryable, accountId: string, lists: string[]): Promise<number> {
