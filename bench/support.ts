@@ -31,17 +31,23 @@ export interface BenchServer {
 // so that the limiter never refuses a bench request (RATE_LIMIT_MAX).
 export async function startServer(env: Record<string, string | undefined>): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'bin/certsvc.js'), 'serve', '--no-worker'], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: '1000000',
-      ...env,
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=prof", go to the server's node for profiling.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, path.join(root, 'bin/certsvc.js'), 'serve', '--no-worker'],
+    {
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_MAX: '1000000',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

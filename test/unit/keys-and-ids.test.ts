@@ -50,11 +50,11 @@ describe('API key format (docs/api.md, Authentication and limits)', () => {
   });
 
   it('a malformed token or a wrong checksum is refused without any database lookup', async () => {
-    const db = {
-      query: () => {
-        throw new Error('no lookup expected');
-      },
-    } as unknown as Db;
+    const refuse = () => {
+      throw new Error('no lookup expected');
+    };
+    // The key lookup runs on the pool (its last-use stamp commits on its own).
+    const db = { query: refuse, pool: { query: refuse } } as unknown as Db;
     const keys = createApiKeysService({ db, now: () => new Date() });
     const key = generateKey();
     assert.equal(await keys.authenticate('svc_live_short'), undefined);
