@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
@@ -54,6 +55,16 @@ before(async () => {
 after(async () => {
   await c?.stop();
 });
+
+// Peak resident memory of a process so far (Linux), for docs/deploy.md's sizing figures.
+function peakRssMiB(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m);
+    return line ? Math.round(Number(line[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 describe('the cluster of docs/deploy.md', { concurrency: false }, () => {
   it('every instance is alive and ready, and the API answers through nginx', async () => {
@@ -202,6 +213,9 @@ describe('the cluster of docs/deploy.md', { concurrency: false }, () => {
 
   it('SIGTERM under load: accepted requests complete, the process exits in time, the others carry on', async (t) => {
     const [victim, ...others] = c.api as [(typeof c.api)[0], ...typeof c.api];
+    t.diagnostic(
+      `peak RSS so far (MiB): ${[...c.api, ...c.workers].map((p) => `${p.name} ${peakRssMiB(p.pid) ?? '?'}`).join(', ')}`,
+    );
     const before = await countRows('SELECT count(*)::int AS n FROM certificates');
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
     let signalledAt = 0;
