@@ -88,6 +88,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
           'clients switch on `code`. Every /api/v1 response carries the X-RateLimit-* headers of the bucket it used ' +
           '(60 requests per rolling 60 s per key; per IP for verification and anonymous calls).',
         license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'certsvc API reference', url: `${deps.config.publicBaseUrl}/docs` },
       },
       servers: [{ url: deps.config.publicBaseUrl }],
       tags: [

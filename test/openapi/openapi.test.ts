@@ -97,6 +97,21 @@ describe('GET /api/v1/openapi.json', () => {
     assert.ok(pdf.parameters?.some((p) => p.in === 'header' && p.name === 'if-none-match'));
   });
 
+  it('declares Idempotency-Key exactly where it is honoured, and If-None-Match where answers carry an ETag', () => {
+    const withHeader = (name: string) =>
+      Object.values(doc.paths)
+        .flatMap((ops) => Object.values(ops))
+        .filter((op) => op.parameters?.some((p) => p.in === 'header' && p.name === name))
+        .map((op) => op.operationId)
+        .sort();
+    assert.deepEqual(withHeader('idempotency-key'), [
+      'issueCertificates',
+      'revokeCertificate',
+      'sendCertificate',
+    ]);
+    assert.deepEqual(withHeader('if-none-match'), ['downloadCertificatePdf', 'getTemplate', 'listTemplates']);
+  });
+
   it('describes every route the app serves under /api/v1', () => {
     const all = servedRoutes().filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS');
     const served = all.filter((r) => r.path.startsWith('/api/v1/'));

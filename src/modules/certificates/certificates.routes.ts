@@ -8,9 +8,11 @@ import {
   AUTH_ERRORS,
   dataOf,
   errorResponses,
+  example,
   IdParams,
-  pageOf,
   nonJson,
+  pageExample,
+  pageOf,
   rateHeaders,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
@@ -19,7 +21,14 @@ import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../p
 import type { CertificatesService } from './certificates.service.js';
 import { certificateFileName } from './certificate.view.js';
 import { ifNoneMatch, notModified } from '../../platform/http/etag.js';
-import { IssueBody, ListQuery, RevokeBody } from './certificates.schemas.js';
+import {
+  BATCH_EXAMPLE,
+  CERTIFICATE_EXAMPLE,
+  IssueBody,
+  ListQuery,
+  REVOKED_EXAMPLE,
+  RevokeBody,
+} from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
 
 const security = [{ bearerAuth: [] }];
@@ -60,12 +69,15 @@ export function certificatesRoutes(
         body: IssueBody,
         response: {
           201: withRateHeaders(
-            Type.Object({
-              data: Type.Union([Type.Ref('Certificate'), Type.Ref('BatchResult')], {
-                description:
-                  'A Certificate in single mode (recipient); a BatchResult in batch mode (recipients)',
-              }),
-            }),
+            Type.Object(
+              {
+                data: Type.Union([Type.Ref('Certificate'), Type.Ref('BatchResult')], {
+                  description:
+                    'A Certificate in single mode (recipient); a BatchResult in batch mode (recipients)',
+                }),
+              },
+              { examples: [{ data: CERTIFICATE_EXAMPLE }, { data: BATCH_EXAMPLE }] },
+            ),
             'Created: a Certificate (single mode) or a batch result (batch mode)',
             REPLAYED_HEADER,
           ),
@@ -114,7 +126,10 @@ export function certificatesRoutes(
         security,
         querystring: ListQuery,
         response: {
-          200: withRateHeaders(pageOf(Type.Ref('Certificate')), 'A page of certificates'),
+          200: withRateHeaders(
+            example(pageOf(Type.Ref('Certificate')), pageExample([CERTIFICATE_EXAMPLE])),
+            'A page of certificates',
+          ),
           ...errorResponses(...AUTH_ERRORS, 422),
         },
       },
@@ -133,10 +148,15 @@ export function certificatesRoutes(
         operationId: 'getCertificate',
         tags: ['Certificates'],
         summary: 'Read one certificate',
+        description:
+          "One certificate of the account, with its title, status and counters (downloads, emails, verifications). Another account's certificate is 404.",
         security,
         params: IdParams,
         response: {
-          200: withRateHeaders(dataOf(Type.Ref('Certificate')), 'The certificate'),
+          200: withRateHeaders(
+            example(dataOf(Type.Ref('Certificate')), { data: CERTIFICATE_EXAMPLE }),
+            'The certificate',
+          ),
           ...errorResponses(...AUTH_ERRORS, 404, 422),
         },
       },
@@ -168,7 +188,10 @@ export function certificatesRoutes(
         response: {
           200: nonJson(
             'application/pdf',
-            Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
+            example(
+              Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
+              '%PDF-1.7 … (the frozen PDF, the same bytes on every download)',
+            ),
             'The PDF',
             {
               ...rateHeaders,
@@ -222,7 +245,11 @@ export function certificatesRoutes(
         headers: IdempotencyHeaders,
         body: RevokeBody,
         response: {
-          200: withRateHeaders(dataOf(Type.Ref('Certificate')), 'The revoked certificate', REPLAYED_HEADER),
+          200: withRateHeaders(
+            example(dataOf(Type.Ref('Certificate')), { data: REVOKED_EXAMPLE }),
+            'The revoked certificate',
+            REPLAYED_HEADER,
+          ),
           ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
         },
       },

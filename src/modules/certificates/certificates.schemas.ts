@@ -1,6 +1,6 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { UUID_PATTERN } from '../../platform/ids.js';
-import { PageQuery, Timestamp } from '../../platform/http/schemas.js';
+import { EXAMPLE, PageQuery, Timestamp } from '../../platform/http/schemas.js';
 import { SERVICE_VALIDATED_ITEMS } from '../../platform/ajv.js';
 
 export const DATA_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
@@ -53,6 +53,23 @@ export const IssueBody = Type.Object(
   {
     additionalProperties: false,
     description: 'Exactly one of recipient (single mode) or recipients (batch mode).',
+    examples: [
+      {
+        templateId: EXAMPLE.templateId,
+        recipient: {
+          name: 'Zoë Ångström',
+          email: 'zoe@example.com',
+          data: { course: 'Safe Lifting', hours: 12 },
+        },
+      },
+      {
+        templateId: EXAMPLE.templateId,
+        recipients: [
+          { name: 'Zoë Ångström', email: 'zoe@example.com', data: { course: 'Safe Lifting', hours: 12 } },
+          { name: 'محمد علي', email: 'mohammed@example.com', data: { course: 'Safe Lifting' } },
+        ],
+      },
+    ],
   },
 );
 
@@ -163,5 +180,49 @@ export const RevokeBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Optional; an empty body is fine' },
+  {
+    additionalProperties: false,
+    description: 'Optional; an empty body is fine',
+    examples: [{ reason: 'Issued to the wrong person' }],
+  },
 );
+
+export const CERTIFICATE_EXAMPLE: Static<typeof Certificate> = {
+  id: EXAMPLE.certificateId,
+  uniqueCode: EXAMPLE.uniqueCode,
+  templateId: EXAMPLE.templateId,
+  recipientName: 'Zoë Ångström',
+  recipientEmail: 'zoe@example.com',
+  title: 'Safe Lifting',
+  data: { course: 'Safe Lifting', hours: 12 },
+  status: 'Issued',
+  verificationUrl: EXAMPLE.verificationUrl,
+  issuedAt: EXAMPLE.issuedAt,
+  revokedAt: null,
+  revocationReason: null,
+  downloadCount: 0,
+  emailCount: 0,
+  verificationCount: 0,
+  createdAt: EXAMPLE.issuedAt,
+};
+
+export const REVOKED_EXAMPLE: Static<typeof Certificate> = {
+  ...CERTIFICATE_EXAMPLE,
+  status: 'Revoked',
+  revokedAt: '2026-11-21T14:05:00.000Z',
+  revocationReason: 'Issued to the wrong person',
+};
+
+// The batch of the request example with one certificate of quota left: a created and a failed item.
+export const BATCH_EXAMPLE = {
+  created: 1,
+  failed: 1,
+  results: [
+    { index: 0, status: 'created', certificate: CERTIFICATE_EXAMPLE },
+    {
+      index: 1,
+      status: 'failed',
+      error: { code: 'quota_exceeded', message: 'The certificate quota of the current period is exhausted' },
+    },
+  ],
+};

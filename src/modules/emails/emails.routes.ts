@@ -5,11 +5,13 @@ import {
   AUTH_ERRORS,
   dataOf,
   errorResponses,
+  example,
   IdParams,
+  pageExample,
   pageOf,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
-import { HistoryQuery, SendBody } from './emails.schemas.js';
+import { EMAIL_SEND_EXAMPLE, HistoryQuery, SendBody } from './emails.schemas.js';
 import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
 import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
@@ -42,7 +44,11 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
         headers: IdempotencyHeaders,
         body: SendBody,
         response: {
-          202: withRateHeaders(dataOf(Type.Ref('EmailSend')), 'Accepted: the queued send', REPLAYED_HEADER),
+          202: withRateHeaders(
+            example(dataOf(Type.Ref('EmailSend')), { data: EMAIL_SEND_EXAMPLE }),
+            'Accepted: the queued send',
+            REPLAYED_HEADER,
+          ),
           ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
         },
       },
@@ -69,11 +75,21 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
         operationId: 'listCertificateEmails',
         tags: ['Certificates'],
         summary: 'Send history of the certificate, newest first',
+        description:
+          'Every send of the certificate with its delivery status (queued, sending, sent, failed), attempts and last error.',
         security,
         params: IdParams,
         querystring: HistoryQuery,
         response: {
-          200: withRateHeaders(pageOf(Type.Ref('EmailSend')), 'A page of sends'),
+          200: withRateHeaders(
+            example(
+              pageOf(Type.Ref('EmailSend')),
+              pageExample([
+                { ...EMAIL_SEND_EXAMPLE, status: 'sent', attempts: 1, sentAt: '2026-11-20T09:31:02.000Z' },
+              ]),
+            ),
+            'A page of sends',
+          ),
           ...errorResponses(...AUTH_ERRORS, 404, 422),
         },
       },

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PageQuery, Timestamp } from '../../platform/http/schemas.js';
+import { EXAMPLE, PageQuery, Timestamp } from '../../platform/http/schemas.js';
 
 export const SendBody = Type.Object(
   {
@@ -11,7 +11,11 @@ export const SendBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Optional; an empty body sends to the stored address' },
+  {
+    additionalProperties: false,
+    description: 'Optional; an empty body sends to the stored address',
+    examples: [{ recipientEmail: 'zoe.angstrom@example.org' }],
+  },
 );
 
 export const EmailSend = Type.Object(
@@ -34,5 +38,16 @@ export const EmailSend = Type.Object(
 );
 
 export type EmailSendView = Static<typeof EmailSend>;
+
+export const EMAIL_SEND_EXAMPLE: EmailSendView = {
+  id: EXAMPLE.sendId,
+  certificateId: EXAMPLE.certificateId,
+  recipientEmail: 'zoe@example.com',
+  status: 'queued',
+  attempts: 0,
+  lastError: null,
+  createdAt: '2026-11-20T09:31:00.000Z',
+  sentAt: null,
+};
 
 export const HistoryQuery = Type.Object(PageQuery);

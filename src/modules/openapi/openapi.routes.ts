@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses, withRateHeaders } from '../../platform/http/schemas.js';
+import { errorResponses, example, withRateHeaders } from '../../platform/http/schemas.js';
 
 export function openapiRoutes(app: FastifyInstance) {
   app.get(
@@ -11,9 +11,19 @@ export function openapiRoutes(app: FastifyInstance) {
         operationId: 'getOpenApi',
         tags: ['Meta'],
         summary: 'This OpenAPI 3.1 description',
+        description:
+          'Generated from the very schemas that validate requests and shape answers, with an example for every body and ' +
+          'answer. Public; counted in the per-IP anonymous bucket. A readable reference is served at /docs.',
         security: [],
         response: {
-          200: withRateHeaders(Type.Object({}, { additionalProperties: true }), 'OpenAPI 3.1 document'),
+          200: withRateHeaders(
+            example(Type.Object({}, { additionalProperties: true }), {
+              openapi: '3.1.0',
+              info: { title: 'certsvc API', version: '1.1.0' },
+              paths: { '/api/v1/usage': { get: { operationId: 'getUsage' } } },
+            }),
+            'OpenAPI 3.1 document',
+          ),
           ...errorResponses(429),
         },
       },

@@ -6,17 +6,27 @@ import {
   AUTH_ERRORS,
   dataOf,
   errorResponses,
+  example,
   IdParams,
+  pageExample,
   pageOf,
   PageQuery,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import type { TemplatesService } from './templates.service.js';
+import { TEMPLATE_EXAMPLE } from './templates.schemas.js';
 
 const cacheHeaders = {
   ETag: Type.String({ description: 'Send it back in If-None-Match to get a 304' }),
   'Cache-Control': Type.String({ description: 'private, max-age=60' }),
 };
+
+// The answers carry an ETag: a client that sends it back gets 304 with no body when nothing changed.
+const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'The ETag of the answer in hand: a match answers 304 without the body' }),
+  ),
+});
 
 export function templatesRoutes(app: FastifyInstance, templates: TemplatesService) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -30,9 +40,14 @@ export function templatesRoutes(app: FastifyInstance, templates: TemplatesServic
         summary: 'List active templates',
         description: 'Newest first. Archived templates are never listed. Supports ETag / If-None-Match.',
         security: [{ bearerAuth: [] }],
+        headers: IfNoneMatchHeaders,
         querystring: Type.Object(PageQuery),
         response: {
-          200: withRateHeaders(pageOf(Type.Ref('Template')), 'A page of templates', cacheHeaders),
+          200: withRateHeaders(
+            example(pageOf(Type.Ref('Template')), pageExample([TEMPLATE_EXAMPLE])),
+            'A page of templates',
+            cacheHeaders,
+          ),
           304: withRateHeaders(Type.Null(), 'Not modified', cacheHeaders),
           ...errorResponses(...AUTH_ERRORS, 422),
         },
@@ -52,10 +67,18 @@ export function templatesRoutes(app: FastifyInstance, templates: TemplatesServic
         operationId: 'getTemplate',
         tags: ['Templates'],
         summary: 'Read one active template',
+        description:
+          'An active template of the account with the data fields its design uses. Archived templates and ' +
+          "other accounts' templates are 404. Supports ETag / If-None-Match.",
         security: [{ bearerAuth: [] }],
+        headers: IfNoneMatchHeaders,
         params: IdParams,
         response: {
-          200: withRateHeaders(dataOf(Type.Ref('Template')), 'The template', cacheHeaders),
+          200: withRateHeaders(
+            example(dataOf(Type.Ref('Template')), { data: TEMPLATE_EXAMPLE }),
+            'The template',
+            cacheHeaders,
+          ),
           304: withRateHeaders(Type.Null(), 'Not modified', cacheHeaders),
           ...errorResponses(...AUTH_ERRORS, 404, 422),
         },

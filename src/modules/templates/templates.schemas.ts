@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from '../../platform/http/schemas.js';
+import { EXAMPLE, Timestamp } from '../../platform/http/schemas.js';
 
 // The Template resource: validates nothing (it is only answered), shapes the answer, describes it in
 // OpenAPI and gives the TypeScript type.
@@ -24,3 +24,15 @@ export const Template = Type.Object(
 );
 
 export type TemplateView = Static<typeof Template>;
+
+export const TEMPLATE_EXAMPLE: TemplateView = {
+  id: EXAMPLE.templateId,
+  name: 'Course completion',
+  description: 'Certificate of completion for a course',
+  fields: [
+    { key: 'course', label: 'Course', required: true },
+    { key: 'hours', label: 'Hours of instruction', required: false },
+  ],
+  createdAt: '2026-11-02T08:00:00.000Z',
+  updatedAt: '2026-11-02T08:00:00.000Z',
+};

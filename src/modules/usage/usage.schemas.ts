@@ -17,3 +17,8 @@ export const Usage = Type.Object(
 );
 
 export type UsageView = Static<typeof Usage>;
+
+export const USAGE_EXAMPLE: UsageView = {
+  tier: 'Business',
+  certificates: { limit: 2000, used: 154, remaining: 1846, resetAt: '2026-12-01T00:00:00.000Z' },
+};

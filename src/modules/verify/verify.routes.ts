@@ -6,6 +6,7 @@ import { AppError, NotFoundError } from '../../platform/errors.js';
 import {
   dataOf,
   errorResponses,
+  example,
   nonJson,
   rateHeaders,
   withRateHeaders,
@@ -13,12 +14,19 @@ import {
 import { nameFontFile } from './name-fonts.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
-import { Verification } from './verify.schemas.js';
+import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },
   { additionalProperties: false },
 );
+
+// The verification page's answers, as the API description shows them (abbreviated).
+const page = (heading: string) =>
+  example(
+    Type.String(),
+    `<!doctype html><html lang="en"><head><title>${heading}</title></head><body><h1>${heading}</h1>…</body></html>`,
+  );
 
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -36,7 +44,10 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         security: [],
         params: CodeParams,
         response: {
-          200: withRateHeaders(dataOf(Verification), 'The verification'),
+          200: withRateHeaders(
+            example(dataOf(Verification), { data: VERIFICATION_EXAMPLE }),
+            'The verification',
+          ),
           ...errorResponses(404, 422, 429),
         },
       },
@@ -56,16 +67,36 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         operationId: 'verifyCertificatePage',
         tags: ['Verification'],
         summary: 'Public verification page (HTML)',
+        description:
+          "The page the certificate's link and QR code open: says plainly whether it is valid or revoked, shows the " +
+          'recipient, what was earned, the issuer and the date, and checks a PDF in hand against pdfSha256. Shares the ' +
+          'per-IP verify limit. Every answer, refusals included, is an HTML page.',
         security: [],
         params: CodeParams,
         response: {
-          200: nonJson('text/html', Type.String(), 'HTML page: valid or revoked', rateHeaders),
-          404: nonJson('text/html', Type.String(), 'HTML page: no certificate with this code', rateHeaders),
-          429: nonJson('text/html', Type.String(), 'HTML page: too many verifications from this address', {
-            ...rateHeaders,
-            'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
-          }),
-          500: nonJson('text/html', Type.String(), 'HTML page: server fault; safe to retry'),
+          200: nonJson('text/html', page('Valid certificate'), 'HTML page: valid or revoked', rateHeaders),
+          404: nonJson(
+            'text/html',
+            page('No certificate with this code'),
+            'HTML page: no certificate with this code',
+            rateHeaders,
+          ),
+          429: nonJson(
+            'text/html',
+            page('Too many verifications'),
+            'HTML page: too many verifications from this address',
+            {
+              ...rateHeaders,
+              'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
+            },
+          ),
+          500: nonJson('text/html', page('Something went wrong'), 'HTML page: server fault; safe to retry'),
+          503: nonJson(
+            'text/html',
+            page('Temporarily unavailable'),
+            'HTML page: the database or the rate-limit store is not answering, or this server is shutting down',
+            { 'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }) },
+          ),
         },
       },
     },
@@ -103,7 +134,10 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         response: {
           200: nonJson(
             'font/ttf',
-            Type.String({ contentEncoding: 'binary', contentMediaType: 'font/ttf' }),
+            example(
+              Type.String({ contentEncoding: 'binary', contentMediaType: 'font/ttf' }),
+              '(the bytes of the TrueType font file)',
+            ),
             'The font file, cacheable for a year',
             rateHeaders,
           ),

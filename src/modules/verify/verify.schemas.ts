@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from '../../platform/http/schemas.js';
+import { EXAMPLE, Timestamp } from '../../platform/http/schemas.js';
 
 // What public verification shows: never the email, the data or internal ids.
 export const Verification = Type.Object(
@@ -24,3 +24,18 @@ export const Verification = Type.Object(
 );
 
 export type Verification = Static<typeof Verification>;
+
+export const VERIFICATION_EXAMPLE: Verification = {
+  valid: true,
+  status: 'Issued',
+  uniqueCode: EXAMPLE.uniqueCode,
+  recipientName: 'Zoë Ångström',
+  issuedAt: EXAMPLE.issuedAt,
+  revokedAt: null,
+  revocationReason: null,
+  title: 'Safe Lifting',
+  templateName: 'Course completion',
+  issuerName: 'Northwind Academy',
+  verificationUrl: EXAMPLE.verificationUrl,
+  pdfSha256: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
+};

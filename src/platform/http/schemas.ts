@@ -32,6 +32,27 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', title: 'ErrorEnvelope' },
 );
 
+// An example value shown by API viewers as the sample request or answer; test/openapi checks that
+// every body and answer has one, that it fits its schema, and that the sample requests are accepted.
+export function example<T extends TSchema>(schema: T, value: unknown): T {
+  return Object.assign(schema, { examples: [value] });
+}
+
+// Ids shared by the examples, so that the sample answers refer to one another.
+export const EXAMPLE = {
+  templateId: '01936f0e-5c3a-7b21-8e4f-2a1b3c4d5e6f',
+  certificateId: '01937a2c-9d4b-7c10-9f3e-6b7c8d9e0f1a',
+  secondCertificateId: '01937a2c-9d4b-7c10-9f3e-6b7c8d9e0f1b',
+  sendId: '01937a31-0a2b-7d4c-8e5f-7a8b9c0d1e2f',
+  uniqueCode: '7KQ2M9XW4HT8R3CV',
+  verificationUrl: 'https://certs.example.org/verify/7KQ2M9XW4HT8R3CV',
+  issuedAt: '2026-11-20T09:30:00.000Z',
+};
+
+export function pageExample(items: unknown[]) {
+  return { data: items, pagination: { page: 1, perPage: 20, total: items.length, totalPages: 1 } };
+}
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO 8601 with milliseconds' });
 export const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'UUID' });
 
@@ -97,7 +118,10 @@ export function nonJson(
   description: string,
   headers: Record<string, TSchema> = {},
 ) {
-  return { description, headers, content: { [mediaType]: { schema } } };
+  // The example goes on the media type, where viewers look for it.
+  const { examples, ...bare } = schema as TSchema & { examples?: unknown[] };
+  const media = examples ? { schema: bare, example: examples[0] } : { schema };
+  return { description, headers, content: { [mediaType]: media } };
 }
 
 export function withRateHeaders<T extends TSchema>(
@@ -110,22 +134,54 @@ export function withRateHeaders<T extends TSchema>(
 
 // The error envelope of one status, with the codes that status can carry as an enum, so that a
 // generated client can switch on them (one source: the code-to-status map of platform/errors.ts).
+const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: Record<string, unknown> }> = {
+  401: { code: 'invalid_api_key', message: 'The API key is malformed, unknown or revoked' },
+  402: {
+    code: 'quota_exceeded',
+    message: 'The certificate quota of the current period is exhausted',
+    details: { remaining: 0, limit: 2000, resetAt: '2026-12-01T00:00:00.000Z' },
+  },
+  403: { code: 'insufficient_scope', message: 'This API key lacks the scope certificates:write' },
+  404: { code: 'not_found', message: 'Certificate not found' },
+  409: { code: 'conflict', message: 'Only an Issued certificate can be revoked; this one is Revoked' },
+  413: { code: 'payload_too_large', message: 'The request body is larger than 2 MiB' },
+  422: {
+    code: 'validation_error',
+    message: 'The request is not valid',
+    details: { issues: [{ path: ['recipient', 'email'], message: 'must be an email address' }] },
+  },
+  429: {
+    code: 'rate_limited',
+    message: 'Too many requests; retry after the number of seconds in Retry-After',
+  },
+  500: { code: 'internal_error', message: 'An internal error occurred; it is safe to retry with backoff' },
+  503: {
+    code: 'service_unavailable',
+    message:
+      "The service's database is not answering; nothing was changed, retry after the number of seconds in Retry-After",
+  },
+};
+
 function errorEnvelopeFor(status: number): TSchema {
   const codes = Object.keys(STATUS_BY_CODE).filter((code) => STATUS_BY_CODE[code] === status);
   const { error } = ErrorEnvelope.properties;
-  return Type.Object({
-    error: Type.Object({
-      ...error.properties,
-      code:
-        codes.length > 0
-          ? Type.Unsafe<string>({
-              type: 'string',
-              enum: codes,
-              description: 'Stable machine-readable code; switch on this.',
-            })
-          : error.properties.code,
-    }),
-  });
+  const sample = ERROR_EXAMPLES[status];
+  return Type.Object(
+    {
+      error: Type.Object({
+        ...error.properties,
+        code:
+          codes.length > 0
+            ? Type.Unsafe<string>({
+                type: 'string',
+                enum: codes,
+                description: 'Stable machine-readable code; switch on this.',
+              })
+            : error.properties.code,
+      }),
+    },
+    sample ? { examples: [{ error: sample }] } : {},
+  );
 }
 
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
