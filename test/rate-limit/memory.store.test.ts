@@ -138,3 +138,36 @@ test('rejects invalid limits and windows', async () => {
   await assert.rejects(store.consume('k', 1, 0), RangeError);
   await assert.rejects(store.consume('k', 1.5, MINUTE), RangeError);
 });
+
+// Expired entries are dropped in bulk (see prune): the answers must be those of a log that drops
+// each entry the moment it leaves the window, compared here call by call with a plain reference.
+test('a sliding window crossed many times answers exactly like a plain log', async () => {
+  const c = clock(1_700_000_000_000);
+  const store = createMemoryStore({ now: c.now });
+  const limit = 7;
+  const windowMs = 1_000;
+  let reference: number[] = [];
+  for (let i = 0; i < 2_000; i++) {
+    c.t += [13, 97, 250, 1, 0, 400][i % 6]!;
+    reference = reference.filter((at) => at > c.t - windowMs);
+    const allowed = reference.length < limit;
+    if (allowed) reference.push(c.t);
+    const expected = allowed
+      ? {
+          allowed,
+          limit,
+          remaining: limit - reference.length,
+          resetAt: Math.ceil((reference[0]! + windowMs) / 1000),
+          retryAfter: 0,
+        }
+      : {
+          allowed,
+          limit,
+          remaining: 0,
+          resetAt: Math.ceil((reference[0]! + windowMs) / 1000),
+          retryAfter: Math.max(1, Math.ceil((reference[reference.length - limit]! + windowMs - c.t) / 1000)),
+        };
+    assert.deepEqual(await store.consume('k', limit, windowMs), expected, `call ${i}`);
+  }
+  await store.close();
+});
