@@ -36,15 +36,21 @@ export function createLogger(config: Config, destination?: pino.DestinationStrea
 
 // Gauges read when Prometheus scrapes: the email queue (shared by every worker) and this pool.
 function watchState(metrics: Metrics, db: Db, services: Services) {
+  // One query per scrape for both queue gauges, which Prometheus collects side by side.
+  let stats: ReturnType<typeof services.emails.queueStats> | undefined;
+  const queueStats = () => {
+    stats ??= services.emails.queueStats().finally(() => setImmediate(() => (stats = undefined)));
+    return stats;
+  };
   metrics.gauge('certsvc_email_queue_depth', 'Sends queued or being delivered', [], async (g) => {
-    g.set((await services.emails.queueStats()).depth);
+    g.set((await queueStats()).depth);
   });
   metrics.gauge(
     'certsvc_email_oldest_queued_age_seconds',
     'Age of the oldest undelivered send',
     [],
     async (g) => {
-      g.set((await services.emails.queueStats()).oldestAgeS);
+      g.set((await queueStats()).oldestAgeS);
     },
   );
   metrics.gauge('certsvc_db_pool_connections', 'PostgreSQL pool of this process', ['state'], (g) => {
