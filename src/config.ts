@@ -37,6 +37,7 @@ export interface Config {
   metricsToken: string | undefined;
   // Timeouts on the calls to PostgreSQL and Redis (docs/operations.md, Timeouts and outages).
   timeouts: { dbStatementMs: number; dbConnectMs: number; redisMs: number };
+  smtp: { timeoutMs: number; allowInsecureAuth: boolean };
 }
 
 export const DEFAULT_PLANS: PlanDefinition[] = [
@@ -60,6 +61,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function parsePlans(raw: string | undefined): PlanDefinition[] {
@@ -185,6 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dbStatementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
       dbConnectMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
       redisMs: integer(env, 'REDIS_TIMEOUT_MS', 1_000, 10, 60_000),
+    },
+    smtp: {
+      timeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 20_000, 100, 600_000),
+      allowInsecureAuth: flag(env, 'SMTP_ALLOW_INSECURE_AUTH'),
     },
   };
 }

@@ -72,7 +72,7 @@ export function createServices(deps: ServiceDeps) {
     // SMTP when SMTP_URL is set; otherwise .eml files under DATA_DIR/mail, marked sent.
     startEmailWorker(): EmailWorker {
       const transport = config.smtpUrl
-        ? createSmtpTransport(config.smtpUrl)
+        ? createSmtpTransport(config.smtpUrl, config.smtp)
         : createFileTransport(path.join(config.dataDir, 'mail'));
       const worker = startEmailWorker({
         db: deps.db,
@@ -84,8 +84,8 @@ export function createServices(deps: ServiceDeps) {
         onOutcome: (outcome) => metrics.emailOutcomes.inc({ outcome }),
       });
       return {
-        async stop() {
-          await worker.stop();
+        async stop(opts) {
+          await worker.stop(opts);
           await transport.close();
         },
       };

@@ -1,6 +1,7 @@
 import type { CertificateMessageInput } from '../../src/modules/emails/mail-message.js';
 
 export const baseInput: CertificateMessageInput = {
+  messageId: '<0190f0c2-7e1a-7000-8000-000000000001@certsvc.test>',
   from: 'Certsvc <no-reply@certsvc.test>',
   to: 'ada@example.test',
   recipientName: 'Ada Lovelace',

@@ -14,6 +14,7 @@ import {
 } from '../../src/modules/emails/mail-transport.js';
 import { startSmtpServer, type TestSmtpServer } from './smtp-test-server.js';
 import { baseInput } from './fixtures.js';
+import { SMTP_OPTIONS } from './support.js';
 
 function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
   const list = Array.isArray(field) ? field : field ? [field] : [];
@@ -65,7 +66,7 @@ describe('SMTP transport against a real SMTP server', () => {
 
   before(async () => {
     server = await startSmtpServer();
-    transport = createSmtpTransport(server.url);
+    transport = createSmtpTransport(server.url, SMTP_OPTIONS);
   });
   after(async () => {
     await transport.close();
@@ -109,7 +110,7 @@ describe('SMTP transport against a real SMTP server', () => {
 describe('classifySendError with real failures', () => {
   test('451 on RCPT TO is transient', async () => {
     const server = await startSmtpServer({ rcptResponseCode: 451 });
-    const transport = createSmtpTransport(server.url);
+    const transport = createSmtpTransport(server.url, SMTP_OPTIONS);
     try {
       const err = await sendError(transport);
       assert.equal((err as { responseCode?: number }).responseCode, 451);
@@ -124,7 +125,7 @@ describe('classifySendError with real failures', () => {
 
   test('550 on RCPT TO is permanent', async () => {
     const server = await startSmtpServer({ rcptResponseCode: 550 });
-    const transport = createSmtpTransport(server.url);
+    const transport = createSmtpTransport(server.url, SMTP_OPTIONS);
     try {
       const err = await sendError(transport);
       assert.equal((err as { responseCode?: number }).responseCode, 550);
@@ -140,7 +141,7 @@ describe('classifySendError with real failures', () => {
 
   test('connection refused is transient; the message names no credentials and no address', async () => {
     const port = await closedPort();
-    const transport = createSmtpTransport(`smtp://mailer:s3cr3t-pass@127.0.0.1:${port}`);
+    const transport = createSmtpTransport(`smtp://mailer:s3cr3t-pass@127.0.0.1:${port}`, SMTP_OPTIONS);
     try {
       const err = await sendError(transport);
       const c = classifySendError(err);

@@ -6,17 +6,18 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { claimJobs } from '../../src/modules/emails/emails.repository.js';
 import { createDb } from '../../src/platform/db/db.js';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { startSmtpServer } from './smtp-test-server.js';
 import {
   codeInMessage,
-  createFreshDatabase,
   freePort,
+  issueMany,
+  queueSend,
   sendRow,
   settled,
+  setup,
   startSmtpWorker,
   waitFor,
-  type FreshDatabase,
+  type Env,
 } from './support.js';
 
 // Delivery outcomes against a real SMTP server that fails on purpose: transient failures retry with
@@ -24,62 +25,6 @@ import {
 // workers side by side deliver each send once (docs/api.md, Email).
 
 const root = path.resolve(import.meta.dirname, '../../..');
-
-interface Env {
-  db: FreshDatabase;
-  t: TestApp;
-  tenant: Tenant;
-  close(): Promise<void>;
-}
-
-// Each test gets its own database, so that no worker of another test can take its sends.
-async function setup(): Promise<Env> {
-  const db = await createFreshDatabase();
-  const t = await startTestApp({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '100000' });
-  const tenant = await createTenant(t.deps);
-  return {
-    db,
-    t,
-    tenant,
-    async close() {
-      await t.close();
-      await db.drop();
-    },
-  };
-}
-
-async function issueMany(env: Env, count: number): Promise<{ id: string; uniqueCode: string }[]> {
-  const res = await env.t.app.inject({
-    method: 'POST',
-    url: '/api/v1/certificates',
-    headers: env.tenant.auth,
-    payload: {
-      templateId: env.tenant.templateId,
-      recipients: Array.from({ length: count }, (_, i) => ({
-        name: `Recipient ${i}`,
-        email: `r${i}@example.com`,
-        data: { course: 'Retries 101' },
-      })),
-    },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  const body = res.json().data as {
-    created: number;
-    results: { certificate: { id: string; uniqueCode: string } }[];
-  };
-  assert.equal(body.created, count);
-  return body.results.map((r) => r.certificate);
-}
-
-async function queueSend(env: Env, certificateId: string): Promise<string> {
-  const res = await env.t.app.inject({
-    method: 'POST',
-    url: `/api/v1/certificates/${certificateId}/send`,
-    headers: env.tenant.auth,
-  });
-  assert.equal(res.statusCode, 202, res.body);
-  return res.json().data.id;
-}
 
 async function history(env: Env, certificateId: string) {
   const res = await env.t.app.inject({

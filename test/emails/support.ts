@@ -8,8 +8,9 @@ import {
   type EmailWorker,
   type EmailWorkerOptions,
 } from '../../src/modules/emails/email.worker.js';
-import { createSmtpTransport } from '../../src/modules/emails/mail-transport.js';
-import { testDatabaseUrl } from '../helpers/app.js';
+import { createSmtpTransport, type SmtpOptions } from '../../src/modules/emails/mail-transport.js';
+import assert from 'node:assert/strict';
+import { createTenant, startTestApp, testDatabaseUrl, type Tenant, type TestApp } from '../helpers/app.js';
 import { freePort } from '../../src/platform/net.js';
 export { freePort };
 
@@ -46,6 +47,65 @@ export async function createFreshDatabase(): Promise<FreshDatabase> {
       }
     },
   };
+}
+
+export interface Env {
+  db: FreshDatabase;
+  t: TestApp;
+  tenant: Tenant;
+  close(): Promise<void>;
+}
+
+// Each test gets its own database, so that no worker of another test can take its sends.
+export async function setup(): Promise<Env> {
+  const db = await createFreshDatabase();
+  const t = await startTestApp({ DATABASE_URL: db.url, RATE_LIMIT_MAX: '100000' });
+  const tenant = await createTenant(t.deps);
+  return {
+    db,
+    t,
+    tenant,
+    async close() {
+      await t.close();
+      await db.drop();
+    },
+  };
+}
+
+export async function issueMany(
+  env: Pick<Env, 't' | 'tenant'>,
+  count: number,
+): Promise<{ id: string; uniqueCode: string }[]> {
+  const res = await env.t.app.inject({
+    method: 'POST',
+    url: '/api/v1/certificates',
+    headers: env.tenant.auth,
+    payload: {
+      templateId: env.tenant.templateId,
+      recipients: Array.from({ length: count }, (_, i) => ({
+        name: `Recipient ${i}`,
+        email: `r${i}@example.com`,
+        data: { course: 'Retries 101' },
+      })),
+    },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const body = res.json().data as {
+    created: number;
+    results: { certificate: { id: string; uniqueCode: string } }[];
+  };
+  assert.equal(body.created, count);
+  return body.results.map((r) => r.certificate);
+}
+
+export async function queueSend(env: Pick<Env, 't' | 'tenant'>, certificateId: string): Promise<string> {
+  const res = await env.t.app.inject({
+    method: 'POST',
+    url: `/api/v1/certificates/${certificateId}/send`,
+    headers: env.tenant.auth,
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  return res.json().data.id;
 }
 
 /** Polls `check` until it returns a value other than undefined/false; fails after `timeoutMs`. */
@@ -107,16 +167,25 @@ export function codeInMessage(raw: Buffer): string | undefined {
   return /certificate-([0-9A-Z]{16})\.pdf/.exec(raw.toString('latin1'))?.[1];
 }
 
+/** The Message-ID header of a raw message, as the mail server got it. */
+export function messageIdOf(raw: Buffer): string | undefined {
+  return /^Message-ID:\s*(<[^>\r\n]+>)/im.exec(raw.toString('latin1'))?.[1];
+}
+
 export const MAIL_FROM_ADDRESS = 'certs@certsvc.test';
 export const MAIL_FROM = `Certsvc Test <${MAIL_FROM_ADDRESS}>`;
+
+/** The defaults of SMTP_TIMEOUT_MS and SMTP_ALLOW_INSECURE_AUTH. */
+export const SMTP_OPTIONS: SmtpOptions = { timeoutMs: 20_000, allowInsecureAuth: false };
 
 /** The real worker over SMTP, with test-sized timings. */
 export function startSmtpWorker(
   db: Db,
   smtpUrl: string,
   options: EmailWorkerOptions = {},
+  smtp: Partial<SmtpOptions> = {},
 ): { worker: EmailWorker; stop(): Promise<void> } {
-  const transport = createSmtpTransport(smtpUrl);
+  const transport = createSmtpTransport(smtpUrl, { ...SMTP_OPTIONS, ...smtp });
   const worker = startEmailWorker({
     db,
     transport,

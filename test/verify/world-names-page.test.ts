@@ -129,6 +129,7 @@ describe('names in any script on the verification page and in emails', { skip },
 
   it('the email body isolates the names, so an Arabic name reads right to left in an English sentence', async () => {
     const message = buildCertificateMessage({
+      messageId: '<0190f0c2-7e1a-7000-8000-000000000001@example.com>',
       from: 'certs@example.com',
       to: 'r@example.com',
       recipientName: 'محمد بن علي',

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Db } from '../../platform/db/db.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
 import * as repo from './emails.repository.js';
-import { buildCertificateMessage } from './mail-message.js';
+import { buildCertificateMessage, sendMessageId } from './mail-message.js';
 import { classifySendError, type MailTransport } from './mail-transport.js';
 import { BASE_DELAY_MS, MAX_ATTEMPTS, nextAttemptDelayMs } from './retry-policy.js';
 
@@ -18,14 +18,39 @@ export interface EmailWorkerOptions {
   pollMs?: number;
   /** First retry delay; later ones double (with jitter). */
   retryBaseMs?: number;
+  /** How long stop() lets sends in flight finish before it cuts them off (default 10 s). */
+  stopGraceMs?: number;
 }
 
 export interface EmailWorker {
-  stop(): Promise<void>;
+  /**
+   * Stops claiming, gives the claimed sends not yet started back to the queue at once, lets the
+   * sends in flight finish for up to `graceMs` (default: the stopGraceMs option), then cuts their
+   * connections and gives them back too. Other workers are woken and take the released sends right
+   * away. Resolves within about `graceMs` plus a second and a few queries, even if SMTP hangs.
+   */
+  stop(opts?: { graceMs?: number }): Promise<void>;
+}
+
+// After the grace, cut connections make their sends fail within moments; this bounds the wait for it.
+const ABANDON_WAIT_MS = 1_000;
+const INTERRUPTED = 'interrupted: the worker stopped during delivery; it will be sent again';
+
+/** Resolves true when `p` settles within `ms`, false otherwise. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // Delivers queued sends: claims due jobs with a lease (FOR UPDATE SKIP LOCKED), wakes on
 // LISTEN/NOTIFY or polling, records each attempt, retries transient failures with backoff.
+// Every attempt of a send carries the same Message-ID (sendMessageId), so a message that reached the
+// server before the connection dropped, and is then sent again, can be recognised as a duplicate.
 export function startEmailWorker(deps: {
   db: Db;
   transport: MailTransport;
@@ -42,12 +67,21 @@ export function startEmailWorker(deps: {
   const leaseMs = deps.options?.leaseMs ?? 60_000;
   const pollMs = deps.options?.pollMs ?? 1_000;
   const retryScale = (deps.options?.retryBaseMs ?? BASE_DELAY_MS) / BASE_DELAY_MS;
+  const stopGraceMs = deps.options?.stopGraceMs ?? 10_000;
 
   let stopped = false;
+  // Cut off by stop(): a send that fails now goes straight back to the queue for another worker.
+  let abandoning = false;
+  // Claimed jobs no lane has started, and jobs being delivered: what a stopping worker gives back.
+  const pending: repo.Job[] = [];
+  const inFlight = new Map<string, repo.Job>();
   let wake: (() => void) | undefined;
+  // A notification that came while claiming or delivering: the next sleep must not wait for a poll.
+  let notified = false;
   let listener: pg.PoolClient | undefined;
 
   function sleep(ms: number): Promise<void> {
+    if (notified) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -62,7 +96,10 @@ export function startEmailWorker(deps: {
   async function listen() {
     try {
       listener = await db.pool.connect();
-      listener.on('notification', () => wake?.());
+      listener.on('notification', () => {
+        notified = true;
+        wake?.();
+      });
       listener.on('error', (err) =>
         logger.warn({ err }, 'email worker: notification connection lost; polling'),
       );
@@ -89,6 +126,7 @@ export function startEmailWorker(deps: {
     let message;
     try {
       message = buildCertificateMessage({
+        messageId: sendMessageId(job.id, deps.mailFrom),
         from: deps.mailFrom,
         to: job.recipient_email,
         recipientName: job.recipient_name,
@@ -107,6 +145,10 @@ export function startEmailWorker(deps: {
       await repo.markSent(db, job);
       deps.onOutcome?.('sent');
     } catch (err) {
+      if (abandoning) {
+        await repo.releaseJobs(db, [job], { attempted: true, error: INTERRUPTED });
+        return;
+      }
       const outcome = classifySendError(err);
       const delay = outcome.permanent ? null : nextAttemptDelayMs(job.attempts);
       if (delay === null) {
@@ -124,14 +166,24 @@ export function startEmailWorker(deps: {
     }
   }
 
+  async function releaseUnstarted() {
+    const jobs = pending.splice(0);
+    await repo
+      .releaseJobs(db, jobs, { attempted: false })
+      .catch((err) =>
+        logger.error({ err }, 'email worker: claimed sends not released; their lease will run out'),
+      );
+  }
+
   async function runAll(jobs: repo.Job[]) {
-    let next = 0;
+    pending.push(...jobs);
     const lanes = Array.from({ length: Math.min(concurrency, jobs.length) }, async () => {
-      while (next < jobs.length) {
-        const job = jobs[next++]!;
+      for (let job = pending.shift(); job; job = pending.shift()) {
+        inFlight.set(job.id, job);
         await deliver(job).catch((err) =>
-          logger.error({ err, sendId: job.id }, 'email worker: outcome not recorded'),
+          logger.error({ err, sendId: job!.id }, 'email worker: outcome not recorded'),
         );
+        inFlight.delete(job.id);
       }
     });
     await Promise.all(lanes);
@@ -140,9 +192,14 @@ export function startEmailWorker(deps: {
   async function loop() {
     await listen();
     while (!stopped) {
+      notified = false;
       try {
         const jobs = await repo.claimJobs(db, { limit: batchSize, leaseMs });
-        if (jobs.length > 0) {
+        if (stopped) {
+          // stop() came while claiming: these were never started.
+          pending.push(...jobs);
+          await releaseUnstarted();
+        } else if (jobs.length > 0) {
           await runAll(jobs);
           continue;
         }
@@ -153,16 +210,35 @@ export function startEmailWorker(deps: {
     }
   }
 
+  async function shutDown(graceMs: number) {
+    stopped = true;
+    wake?.();
+    await releaseUnstarted();
+    if (!(await settlesWithin(running, graceMs))) {
+      abandoning = true;
+      deps.transport.abort();
+      await settlesWithin(running, ABANDON_WAIT_MS);
+    }
+    // Sends whose attempt did not end even after their connections were cut.
+    const stuck = [...inFlight.values()];
+    inFlight.clear();
+    await repo
+      .releaseJobs(db, stuck, { attempted: true, error: INTERRUPTED })
+      .catch((err) =>
+        logger.error({ err }, 'email worker: sends in flight not released; their lease will run out'),
+      );
+    if (listener) {
+      await listener.query(`UNLISTEN ${repo.NOTIFY_CHANNEL}`).catch(() => undefined);
+      listener.release();
+    }
+  }
+
   const running = loop();
+  let stopping: Promise<void> | undefined;
   return {
-    async stop() {
-      stopped = true;
-      wake?.();
-      await running;
-      if (listener) {
-        await listener.query(`UNLISTEN ${repo.NOTIFY_CHANNEL}`).catch(() => undefined);
-        listener.release();
-      }
+    stop(opts) {
+      stopping ??= shutDown(opts?.graceMs ?? stopGraceMs);
+      return stopping;
     },
   };
 }

@@ -138,3 +138,29 @@ export async function queueStats(db: Queryable): Promise<{ depth: number; oldest
   );
   return { depth: rows[0]!.depth, oldestAgeS: rows[0]!.oldest_age_s ?? 0 };
 }
+
+/**
+ * Gives claimed jobs back to the queue at once, for a worker that stops: due now, lease cleared, and
+ * the other workers woken, so they take the jobs without waiting for the lease to run out. A job that
+ * was never attempted gets its attempt back; an interrupted one keeps it and says why.
+ */
+export async function releaseJobs(
+  db: Queryable,
+  jobs: { id: string; attempts: number }[],
+  input: { attempted: false } | { attempted: true; error: string },
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await db.query(
+    `UPDATE email_sends s SET status = 'queued', lease_until = NULL, next_attempt_at = now(),
+            attempts = s.attempts - $3::int, last_error = coalesce($4, s.last_error)
+       FROM unnest($1::uuid[], $2::int[]) AS j(id, attempts)
+      WHERE s.id = j.id AND s.status = 'sending' AND s.attempts = j.attempts`,
+    [
+      jobs.map((j) => j.id),
+      jobs.map((j) => j.attempts),
+      input.attempted ? 0 : 1,
+      input.attempted ? input.error : null,
+    ],
+  );
+  await db.query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
+}

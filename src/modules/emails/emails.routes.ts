@@ -38,7 +38,9 @@ export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db
           'order: 404, 403 forbidden (email delivery disabled for the plan, or for a partner account by its contract), 422 (body), ' +
           '409 (certificate not Issued). Each accepted send adds 1 to emailCount. Transient SMTP failures are retried with ' +
           'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError. ' +
-          'A certificate revoked before delivery is not mailed: its send ends failed.',
+          'A certificate revoked before delivery is not mailed: its send ends failed. Every attempt of one send carries the ' +
+          'same Message-ID, <id of the send@domain of the sender>, so a copy delivered twice (a connection dropped after the ' +
+          'mail server took the message) can be recognised as one message.',
         security,
         params: IdParams,
         headers: IdempotencyHeaders,

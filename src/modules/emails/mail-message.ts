@@ -20,6 +20,8 @@ export interface MailAttachment {
 
 /** A subset of nodemailer's `SendMailOptions`, so it can be passed to any nodemailer transport. */
 export interface MailMessage {
+  /** `<id@domain>`, the same on every attempt of one send (see sendMessageId). */
+  messageId: string;
   from: MailAddress;
   to: MailAddress;
   subject: string;
@@ -29,6 +31,8 @@ export interface MailMessage {
 }
 
 export interface CertificateMessageInput {
+  /** The send's Message-ID (sendMessageId). */
+  messageId: string;
   /** `address@example.org` or `Display Name <address@example.org>`. */
   from: string;
   to: string;
@@ -77,6 +81,17 @@ export function parseMailAddress(value: string, what = 'sender'): MailAddress {
     return { name, address: checkedAddress(named[2] ?? '', what) };
   }
   return { name: '', address: checkedAddress(value, what) };
+}
+
+/**
+ * The Message-ID of one email send: `<send id@domain of MAIL_FROM>`. It is derived from the send id,
+ * so every attempt of a send (a retry after a dropped connection, a redelivery after a worker died
+ * or stopped) carries the same Message-ID and the recipient's mail system can drop the duplicate;
+ * two sends, even of the same certificate to the same address, have different ones.
+ */
+export function sendMessageId(sendId: string, mailFrom: string): string {
+  const { address } = parseMailAddress(mailFrom, 'sender');
+  return `<${sendId}@${address.slice(address.lastIndexOf('@') + 1)}>`;
 }
 
 function checkedUrl(value: string): string {
@@ -131,6 +146,7 @@ ${nameFontFaces(new URL('fonts/', url).href)}
 `;
 
   return {
+    messageId: input.messageId,
     from,
     to,
     subject: `Your certificate: ${title} — ${recipient}`,

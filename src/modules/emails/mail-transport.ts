@@ -8,29 +8,54 @@ import type { MailMessage } from './mail-message.js';
 
 export interface MailTransport {
   send(msg: MailMessage): Promise<{ messageId: string }>;
+  /** Cuts every open connection: the sends in flight fail at once (a worker that must stop now). */
+  abort(): void;
   close(): Promise<void>;
 }
 
+export interface SmtpOptions {
+  /** Bound on connecting, on the greeting, and on any wait for the server (SMTP_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Lets credentials go over a connection without TLS (SMTP_ALLOW_INSECURE_AUTH). */
+  allowInsecureAuth: boolean;
+}
+
 /**
- * SMTP through a small connection pool. Timeouts are short and explicit so that a stuck server
- * surfaces as a transient error for the retry policy instead of holding a worker for minutes
- * (nodemailer's socket default is 10 minutes). Query parameters in the URL override these defaults.
+ * SMTP through a small connection pool. Timeouts are explicit so that a stuck server surfaces as a
+ * transient error for the retry policy instead of holding a worker for minutes (nodemailer's socket
+ * default is 10 minutes); query parameters in the URL override them. With credentials in an
+ * `smtp://` URL, STARTTLS is required: a server that offers none makes the attempt fail before AUTH
+ * (ETLS), so the password never crosses the network in clear, unless `allowInsecureAuth`.
  */
-export function createSmtpTransport(url: string): MailTransport {
+export function createSmtpTransport(url: string, opts: SmtpOptions): MailTransport {
+  const fromUrl = parseConnectionUrl(url);
+  // Nodemailer sets auth only when the URL carries a user or a password.
+  const credentials = fromUrl.auth !== undefined;
+  const tlsFirst = fromUrl.secure === true;
+  const sockets = new Set<net.Socket>();
   const transporter = nodemailer.createTransport({
     pool: true,
     maxConnections: 5,
     maxMessages: 100,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-    getSocket: openNoDelaySocket,
-    ...parseConnectionUrl(url),
+    connectionTimeout: opts.timeoutMs,
+    greetingTimeout: opts.timeoutMs,
+    socketTimeout: opts.timeoutMs,
+    getSocket: (options, callback) => {
+      const socket = openNoDelaySocket(options);
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      callback(null, { connection: socket });
+    },
+    ...fromUrl,
+    ...(credentials && !tlsFirst && !opts.allowInsecureAuth ? { requireTLS: true, ignoreTLS: false } : {}),
   });
   return {
     async send(msg) {
       const info = await transporter.sendMail(msg);
       return { messageId: info.messageId };
+    },
+    abort() {
+      for (const socket of sockets) socket.destroy();
     },
     async close() {
       transporter.close();
@@ -45,20 +70,22 @@ export function createSmtpTransport(url: string): MailTransport {
  * against 150-450 with it off (bench/email.bench.ts). The socket is handed over while still
  * connecting: nodemailer then waits for the greeting (greetingTimeout) and reports a failed connect
  * through its own socket error path (ESOCKET, transient), which also frees the pool slot; an error
- * passed to this callback would leave the slot taken for good. Nodemailer still does TLS (`secure`,
- * STARTTLS) on this socket, and a `proxy` in the URL replaces this hook with nodemailer's own.
+ * passed to getSocket's callback would leave the slot taken for good. Nodemailer still does TLS (`secure`,
+ * STARTTLS) on this socket, and a `proxy` in the URL replaces this hook with nodemailer's own (then
+ * abort() has no connection to cut and stop() falls back to releasing the sends it holds).
  */
-function openNoDelaySocket(
-  options: { host?: string; port?: number | string; secure?: boolean; localAddress?: string },
-  callback: (err: Error | null, socketOptions: { connection: net.Socket }) => void,
-): void {
-  const socket = net.connect({
+function openNoDelaySocket(options: {
+  host?: string;
+  port?: number | string;
+  secure?: boolean;
+  localAddress?: string;
+}): net.Socket {
+  return net.connect({
     host: options.host || 'localhost',
     port: Number(options.port) || (options.secure ? 465 : 587),
     noDelay: true,
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
   });
-  callback(null, { connection: socket });
 }
 
 /**
@@ -80,6 +107,8 @@ export function createFileTransport(dir: string): MailTransport {
       await rename(tmp, join(dir, name));
       return { messageId: info.messageId };
     },
+    // Writing a file takes moments: nothing to cut.
+    abort() {},
     async close() {
       transporter.close();
     },
@@ -95,6 +124,7 @@ export interface SendErrorClass {
 
 interface NodemailerErrorFields {
   code?: unknown;
+  command?: unknown;
   responseCode?: unknown;
   message?: unknown;
 }
@@ -151,8 +181,13 @@ export function classifySendError(err: unknown): SendErrorClass {
   const code = typeof fields.code === 'string' ? fields.code : undefined;
   const responseCode = typeof fields.responseCode === 'number' ? fields.responseCode : undefined;
   const text = typeof fields.message === 'string' ? fields.message : String(err);
-  const network = Object.keys(NETWORK_WORDS).find((c) => text.includes(c));
-  const raw = responseCode === undefined && network ? `${NETWORK_WORDS[network]} (${network})` : text;
+  const network = Object.keys(NETWORK_WORDS).find((c) => c === code || text.includes(c));
+  const raw =
+    code === 'ETLS' && fields.command === 'STARTTLS' && responseCode !== undefined
+      ? `the mail server offers no STARTTLS, and the SMTP credentials are only sent over TLS (${text})`
+      : responseCode === undefined && network
+        ? `${NETWORK_WORDS[network]} (${network})`
+        : text;
   const prefix = [code, responseCode].filter((x) => x !== undefined).join(' ');
   const message =
     redact(prefix && !raw.includes(prefix) ? `${prefix}: ${raw}` : raw) || 'mail delivery failed';
