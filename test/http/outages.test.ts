@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createDb, isDatabaseUnavailable } from '../../src/platform/db/db.js';
 import { freePort } from '../../src/platform/net.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { portOpen } from '../cluster/backing-services.js';
 import {
   createTenant,
   issueCertificate,
@@ -44,14 +45,6 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
 }
 
 // A TCP server that accepts connections and never says a word: a hung server or a dropped network.
