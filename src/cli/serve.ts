@@ -93,7 +93,10 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
   }
   if (opts.worker) {
     const worker = deps.services.startEmailWorker();
-    stops.push(() => worker.stop());
+    // Sends in flight get up to 10 s, but always end early enough that the worker hands its leases
+    // back before the shutdown deadline (otherwise they would return only when the lease runs out).
+    const graceMs = Math.min(10_000, Math.max(0, config.shutdownTimeoutS * 1000 - 2_000));
+    stops.push(() => worker.stop({ graceMs }));
     if (opts.http === false && !opts.json) opts.io.out('certsvc email worker running');
   }
   // With --json, standard output is one object: what runs, and the demo made on a first start.
