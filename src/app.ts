@@ -21,7 +21,7 @@ import { renderErrorPage, VERIFY_PAGE_HEADERS } from './modules/verify/verify.pa
 import { emailsRoutes } from './modules/emails/emails.routes.js';
 import { EmailSend } from './modules/emails/emails.schemas.js';
 import { healthRoutes, installRequestMetrics } from './modules/health/health.routes.js';
-import { dashboardPlugin } from './modules/dashboard/dashboard.plugin.js';
+import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
 
 export const BODY_LIMIT = 2 * 1024 * 1024;
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];

@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { Issue } from './errors.js';
+import { ValidationError, type Issue } from './errors.js';
 import { bodyAjv } from './ajv.js';
 import { describeError } from './issue-messages.js';
 
@@ -69,4 +69,13 @@ export function unstorableValueIssues(
     ]);
   }
   return [];
+}
+
+// Text that reaches SQL as a parameter (a search, an email to look up) must be storable text: a NUL
+// would make PostgreSQL refuse the statement (22021). Refused with the parameter's name as the path.
+export function assertStorable(params: Record<string, unknown>): void {
+  const issues = unstorableValueIssues(params);
+  if (issues.length > 0) {
+    throw new ValidationError(issues, `The ${String(issues[0]!.path[0])} ${issues[0]!.message}`);
+  }
 }

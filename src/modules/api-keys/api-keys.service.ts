@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
+import { plainTextProblem } from '../../platform/text.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as repo from './api-keys.repository.js';
 import { displayPrefix, generateKey, hashKey, isWellFormedKey, SCOPES, type Scope } from './key-format.js';
@@ -55,17 +56,28 @@ export function parseScopes(input: string[] | undefined): Scope[] {
   return [...new Set(input)] as Scope[];
 }
 
+// A key's name is what people read in the key list: trimmed, at most 100 plain characters. No name
+// (or only blanks) is no name.
+export function keyName(input: string | undefined): string | null {
+  const name = input?.trim() ?? '';
+  if (name === '') return null;
+  const problem = plainTextProblem(name, 100);
+  if (problem) throw new ValidationError([{ path: ['name'], message: problem }], `The name ${problem}`);
+  return name;
+}
+
 export function createApiKeysService(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
     async create(accountId: string, opts: { name?: string; scopes?: string[] } = {}) {
+      const name = keyName(opts.name);
       const scopes = parseScopes(opts.scopes);
       if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
       const key = generateKey();
       const row = await repo.insertKey(db, {
         id: uuidv7(),
         accountId,
-        name: opts.name ?? null,
+        name,
         prefix: displayPrefix(key),
         hash: hashKey(key),
         scopes,

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ValidationError } from '../../platform/errors.js';
 import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
-import { plainTextProblem } from '../../platform/text.js';
 import {
   AUTH_ERRORS,
   dataOf,
@@ -32,15 +31,6 @@ import {
 import type { IssueService } from './issue.service.js';
 
 const security = [{ bearerAuth: [] }];
-
-// The reason is public text: trimmed, under the same rules as a recipient's name.
-function revocationReason(input: string | undefined): string | null {
-  if (input === undefined) return null;
-  const reason = input.trim();
-  const problem = plainTextProblem(reason, 500);
-  if (problem) throw new ValidationError([{ path: ['reason'], message: problem }]);
-  return reason;
-}
 
 export function certificatesRoutes(
   app: FastifyInstance,
@@ -260,10 +250,9 @@ export function certificatesRoutes(
       const accountId = request.principal!.accountId;
       await certificates.get(accountId, id.toLowerCase());
       checkBody();
-      const reason = revocationReason(request.body.reason);
       return answerIdempotently(request, reply, db, async () => ({
         status: 200,
-        body: { data: await certificates.revoke(accountId, id.toLowerCase(), reason) },
+        body: { data: await certificates.revoke(accountId, id.toLowerCase(), request.body.reason) },
       }));
     },
   );

@@ -1,8 +1,20 @@
 import type { Db } from '../../platform/db/db.js';
-import { ConflictError, NotFoundError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
+import { plainTextProblem } from '../../platform/text.js';
+import { assertStorable } from '../../platform/validation.js';
 import { certificateView, type CertificateView } from './certificate.view.js';
 import * as repo from './certificates.repository.js';
+
+// A revocation reason is public text (the verification page shows it): trimmed, under the same rules
+// as a recipient's name. Every door (API, dashboard) passes what the person typed; none means none.
+export function revocationReason(input: string | undefined): string | null {
+  if (input === undefined) return null;
+  const reason = input.trim();
+  const problem = plainTextProblem(reason, 500);
+  if (problem) throw new ValidationError([{ path: ['reason'], message: problem }], `The reason ${problem}`);
+  return reason;
+}
 
 export function createCertificatesService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
   const { db, publicBaseUrl } = deps;
@@ -19,6 +31,7 @@ export function createCertificatesService(deps: { db: Db; publicBaseUrl: string;
         q?: string;
       },
     ) {
+      assertStorable({ recipientEmail: input.recipientEmail, q: input.q });
       const page = toPage(input);
       const { rows, total } = await repo.listCertificates(db, accountId, {
         ...page,
@@ -51,7 +64,8 @@ export function createCertificatesService(deps: { db: Db; publicBaseUrl: string;
     },
 
     // A transaction, so that under Idempotency-Key the revocation commits with the stored answer.
-    async revoke(accountId: string, id: string, reason: string | null): Promise<CertificateView> {
+    async revoke(accountId: string, id: string, reasonInput?: string): Promise<CertificateView> {
+      const reason = revocationReason(reasonInput);
       return db.transaction(async (tx) => {
         const row = await repo.revokeCertificate(tx, { accountId, id, at: deps.now(), reason });
         if (row) return view(row);

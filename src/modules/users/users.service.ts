@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { compileBodyValidator } from '../../platform/validation.js';
+import { assertStorable, compileBodyValidator } from '../../platform/validation.js';
 import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';
@@ -57,6 +57,7 @@ export function createUsersService(deps: { db: Db }) {
 
     // The user whose email and password these are, or undefined (unknown email or wrong password alike).
     async authenticate(email: string, password: string): Promise<UserView | undefined> {
+      assertStorable({ email });
       const row = await findUserByEmail(deps.db, email.trim().toLowerCase());
       const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH()));
       return row && ok ? userView(row) : undefined;

@@ -1,5 +1,5 @@
 import * as tag from 'escape-html-template-tag';
-import { formatDateUtc } from '../verify/verify.page.js';
+import { formatDateUtc } from '../modules/verify/verify.page.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 
 // Every page is built with the `html` tag: each interpolated value is escaped unless it is itself

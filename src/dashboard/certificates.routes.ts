@@ -1,35 +1,24 @@
-import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import { AppError, ValidationError } from '../../platform/errors.js';
-import { compileBodyValidator } from '../../platform/validation.js';
-import { plainTextProblem } from '../../platform/text.js';
-import type { CertificateStatus } from '../certificates/certificates.repository.js';
+import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { uuidv7 } from '../platform/ids.js';
+import { compileBodyValidator } from '../platform/validation.js';
+import { certificateFileName } from '../modules/certificates/certificate.view.js';
+import type { CertificateStatus } from '../modules/certificates/certificates.repository.js';
+import { SendBody } from '../modules/emails/emails.schemas.js';
 import { parseRecipientsCsv, resultsCsv, rowResults } from './csv-batch.js';
-import type { DashboardDeps } from './dashboard.plugin.js';
-import { pathId } from './keys.routes.js';
+import type { DashboardDeps } from './deps.js';
+import { form, isUuid, pageNumber, pathId } from './params.js';
+import { findUpload, insertUpload } from './uploads.repository.js';
 import { certificatePage, certificatesPage, PER_PAGE } from './pages/certificates.page.js';
 import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
 import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
 
+// An upload's results stay viewable for a week, then are purged with expired sessions.
+const UPLOAD_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 const STATUSES: CertificateStatus[] = ['Issued', 'Revoked', 'Draft'];
-const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: 254 }));
-
-function form(request: FastifyRequest): Record<string, string> {
-  const body = (request.body ?? {}) as Record<string, unknown>;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) {
-    if (typeof v === 'string') out[k] = v;
-    else if (v && typeof v === 'object' && (v as MultipartValue).type === 'field')
-      out[k] = String((v as MultipartValue).value);
-  }
-  return out;
-}
-
-function positive(value: unknown): number {
-  const n = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : 1;
-  return n >= 1 ? n : 1;
-}
+// The API's own body schema: the dashboard's form sends what a client would.
+const validSendBody = compileBodyValidator(SendBody);
 
 export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates, emails, issue, templates } = deps.services;
@@ -37,9 +26,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   const templateList = (accountId: string) =>
     templates.list(accountId, { page: 1, perPage: 100 }).then((p) => p.data);
   const templateOf = async (accountId: string, id: string | undefined) =>
-    id && /^[0-9a-f-]{36}$/i.test(id)
-      ? templates.get(accountId, id.toLowerCase()).catch(() => undefined)
-      : undefined;
+    isUuid(id) ? templates.get(accountId, id.toLowerCase()).catch(() => undefined) : undefined;
 
   app.get('/certificates', { preHandler: signIn }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
@@ -48,7 +35,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     const search = (query.q ?? '').trim().slice(0, 200);
     const input = {
       status,
-      page: positive(query.page),
+      page: pageNumber(query.page),
       perPage: PER_PAGE,
       // A search with an @ is an email address; anything else looks in the recipients' names.
       ...(search.includes('@') ? { recipientEmail: search } : search ? { q: search } : {}),
@@ -92,7 +79,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     return reply
       .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'self'")
       .header('Cache-Control', 'private, no-cache')
-      .header('Content-Disposition', `${disposition}; filename="certificate-${pdf.uniqueCode}.pdf"`)
+      .header('Content-Disposition', `${disposition}; filename="${certificateFileName(pdf.uniqueCode)}"`)
       .type('application/pdf')
       .send(pdf.pdf);
   });
@@ -103,10 +90,11 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     const override = (form(request).recipientEmail ?? '').trim();
     try {
       await emails.assertSendable(s.principal, id);
-      if (override && !validEmail(override)) {
+      // The typed address is not repeated in the message: it would be stored in the session.
+      if (override && !validSendBody({ recipientEmail: override })) {
         throw new ValidationError(
           [{ path: ['recipientEmail'], message: 'is not an email address' }],
-          `“${override}” is not an email address.`,
+          'the address typed is not an email address.',
         );
       }
       const queued = await emails.send(s.principal, id, override || undefined);
@@ -128,18 +116,16 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
       const { accountId } = signedIn(request).user;
       const id = pathId(request);
       const fields = form(request);
-      const reason = (fields.reason ?? '').trim();
+      // An empty box is no reason; anything typed is held to the API's rule by the service.
+      const reason = fields.reason?.trim() ? fields.reason : undefined;
       try {
-        const problem = reason ? plainTextProblem(reason, 500) : undefined;
-        if (problem)
-          throw new ValidationError([{ path: ['reason'], message: problem }], `The reason ${problem}.`);
         if (fields.confirm !== 'yes') {
           throw new ValidationError(
             [{ path: ['confirm'], message: 'required' }],
             'Tick the box to confirm that revocation is permanent.',
           );
         }
-        await certificates.revoke(accountId, id, reason || null);
+        await certificates.revoke(accountId, id, reason);
         setFlash(request, {
           kind: 'ok',
           text: 'The certificate is revoked. Its verification page now says so.',
@@ -246,25 +232,34 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
       template.id,
       rows.map((r) => r.recipient),
     );
-    request.session.batch = {
+    // The results go to a table of their own, never into the session: recipients' text is theirs.
+    const id = uuidv7();
+    await insertUpload(deps.db, {
+      id,
+      accountId: s.user.accountId,
       templateName: template.name,
       created: outcome.created,
       failed: outcome.failed,
       results: rowResults(rows, outcome),
-    };
+      expiresAt: new Date(deps.now().getTime() + UPLOAD_KEPT_MS),
+    });
     // Post/redirect/get: reloading the results never issues the file again.
-    return reply.redirect('/dashboard/certificates/upload/results', 303);
+    return reply.redirect(`/dashboard/certificates/upload/results/${id}`, 303);
   });
 
-  app.get('/certificates/upload/results', { preHandler: signIn }, async (request, reply) => {
-    const batch = request.session.batch;
-    if (!batch) return reply.redirect('/dashboard/certificates/upload', 303);
-    return send(reply, resultsPage({ user: userFrame(request, reply), batch }));
+  const uploadOf = async (request: FastifyRequest) => {
+    const upload = await findUpload(deps.db, signedIn(request).user.accountId, pathId(request), deps.now());
+    if (!upload) throw new NotFoundError('Upload');
+    return upload;
+  };
+
+  app.get('/certificates/upload/results/:id', { preHandler: signIn }, async (request, reply) => {
+    const batch = await uploadOf(request);
+    return send(reply, resultsPage({ user: userFrame(request, reply), id: pathId(request), batch }));
   });
 
-  app.get('/certificates/upload/results.csv', { preHandler: signIn }, async (request, reply) => {
-    const batch = request.session.batch;
-    if (!batch) return reply.redirect('/dashboard/certificates/upload', 303);
+  app.get('/certificates/upload/results/:id/results.csv', { preHandler: signIn }, async (request, reply) => {
+    const batch = await uploadOf(request);
     return reply
       .header('Content-Disposition', 'attachment; filename="certificates-upload-results.csv"')
       .type('text/csv; charset=utf-8')

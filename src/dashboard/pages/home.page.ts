@@ -1,4 +1,4 @@
-import type { UsageView } from '../../usage/usage.schemas.js';
+import type { UsageView } from '../../modules/usage/usage.schemas.js';
 import { date, html, notice, page, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 

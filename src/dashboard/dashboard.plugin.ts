@@ -3,35 +3,20 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import session from '@fastify/session';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../../platform/db/db.js';
-import { AppError, STATUS_BY_CODE } from '../../platform/errors.js';
-import type { RateLimitStore } from '../../platform/rate-limit/rate-limit.store.js';
-import type { Services } from '../../services.js';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, STATUS_BY_CODE } from '../platform/errors.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
 import { DASHBOARD_HEADERS, errorPage } from './html.js';
+import type { DashboardDeps } from './deps.js';
 import { keysRoutes } from './keys.routes.js';
+import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
 import { templatesPages } from './templates.routes.js';
 
-export interface DashboardDeps {
-  db: Db;
-  services: Services;
-  rateLimitStore: RateLimitStore;
-  now: () => Date;
-}
-
 export const UPLOAD_LIMIT = 2 * 1024 * 1024;
-
-// A form's CSRF token: a urlencoded field, a multipart field ({ value }), or a header.
-function csrfToken(request: FastifyRequest): string {
-  const field = (request.body as { _csrf?: string | { value?: string } } | undefined)?._csrf;
-  const value = typeof field === 'object' ? field?.value : field;
-  return value ?? String(request.headers['x-csrf-token'] ?? '');
-}
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
   const signedIn = Boolean(reply.request.session?.userId);
@@ -42,7 +27,19 @@ function sendPage(reply: FastifyReply, status: number, message: string) {
     .send(errorPage(status, message, signedIn));
 }
 
-function errorAnswer(error: FastifyError): { status: number; message: string } | undefined {
+declare module 'fastify' {
+  interface FastifyRequest {
+    // From preParsing until the handler's preHandlers: the body is being read and parsed.
+    readingBody?: boolean;
+  }
+}
+
+const UNREADABLE = { status: 422, message: 'The form could not be read. Go back and send it again.' };
+
+function errorAnswer(
+  error: FastifyError,
+  readingBody: boolean,
+): { status: number; message: string } | undefined {
   const domain: unknown = error;
   if (domain instanceof AppError) {
     if (domain.code === 'not_found')
@@ -73,17 +70,22 @@ function errorAnswer(error: FastifyError): { status: number; message: string } |
     error.statusCode === 400 ||
     error.statusCode === 415
   ) {
-    return { status: 422, message: 'The form could not be read. Go back and send it again.' };
+    return UNREADABLE;
   }
+  // The multipart reader (busboy) throws plain errors for a body it cannot read ("Multipart:
+  // Boundary not found", "Unexpected end of form"): anything thrown while the body is read is the
+  // client's doing.
+  if (readingBody) return UNREADABLE;
   return undefined;
 }
 
 // The dashboard for the people of an account: server-rendered pages under /dashboard, signed in with
 // a server-side session. It calls the same services as the API, so quota, counters and states agree.
 export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps) {
-  await app.register(cookie);
+  const secret = await sessionSecret(deps.db);
+  await app.register(cookie, { secret });
   await app.register(session, {
-    secret: await sessionSecret(deps.db),
+    secret,
     cookieName: 'certsvc_session',
     store: createSessionStore(deps.db, deps.now, IDLE_MS),
     saveUninitialized: false,
@@ -97,7 +99,14 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     attachFieldsToBody: true,
     limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 10, parts: 12 },
   });
-  await app.register(csrf, { sessionPlugin: '@fastify/session', getToken: csrfToken });
+  // CSRF tokens are signed double-submit cookies, not session data: the sign-in form stores nothing
+  // on the server, so anonymous visitors cannot fill the sessions table.
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'certsvc_csrf',
+    cookieOpts: { path: '/dashboard', httpOnly: true, secure: 'auto', sameSite: 'lax', signed: true },
+    getToken: csrfToken,
+  });
 
   // The pages are for people, not part of the JSON API: kept out of openapi.json.
   app.addHook('onRoute', (route) => {
@@ -107,8 +116,14 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     reply.headers(DASHBOARD_HEADERS);
   });
 
+  app.addHook('preParsing', async (request) => {
+    request.readingBody = true;
+  });
+  app.addHook('preHandler', async (request) => {
+    request.readingBody = false;
+  });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const answer = errorAnswer(error);
+    const answer = errorAnswer(error, request.readingBody === true);
     if (answer) return sendPage(reply, answer.status, answer.message);
     request.log.error({ err: error }, 'unhandled dashboard error');
     return sendPage(reply, 500, 'Something went wrong on our side. Try again in a moment.');

@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { ValidationError, type Issue } from '../../platform/errors.js';
-import type { BatchOutcome } from '../certificates/issue.service.js';
+import { ValidationError, type Issue } from '../platform/errors.js';
+import { hasForbiddenCharacter, PLAIN_TEXT_CHARACTERS } from '../platform/text.js';
+import type { BatchOutcome } from '../modules/certificates/issue.service.js';
 
 // Issuing many certificates from a spreadsheet: a header row `name, email, <one column per template
 // field>`, UTF-8 with or without a byte-order mark, separated by commas or semicolons (what
@@ -20,6 +21,33 @@ function refuse(message: string): never {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// Controls that no field value may hold (tab and line breaks are text in a quoted cell).
+// eslint-disable-next-line no-control-regex -- matching controls is the point
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+// A character the API would refuse refuses the whole file before anything is issued, naming the
+// row and the column: the name and email under the rules of typed text, field values without
+// controls. NUL first, since PostgreSQL can store no text that holds it.
+function characterProblem(column: string, value: string): string | undefined {
+  if (value.includes('\u0000')) return 'contains a NUL character';
+  if (column === 'name' || column === 'email') {
+    return hasForbiddenCharacter(value) ? PLAIN_TEXT_CHARACTERS : undefined;
+  }
+  return CONTROL.test(value) ? 'must not contain control characters' : undefined;
+}
+
+// Header cells are named by their position: their own text is what is refused.
+function checkCharacters(header: string[] | undefined, record: string[], line: number): void {
+  record.forEach((value, i) => {
+    const column = header?.[i] ?? `${i + 1}`;
+    const problem = characterProblem(i < 2 ? column.toLowerCase() : column, value);
+    if (problem) {
+      const message = `Row ${line}, column ${column}: the value ${problem}; nothing was issued`;
+      throw new ValidationError([{ path: ['file', line, column], message: problem }], message);
+    }
+  });
+}
 
 // The header names no value, so its separator is whichever of the two it uses more.
 function separatorOf(text: string): ',' | ';' {
@@ -49,6 +77,7 @@ export function parseRecipientsCsv(bytes: Buffer, fields: { key: string; require
   const [head, ...body] = records;
   if (!head) refuse('The file is empty: it needs a header row and one row per recipient');
   const header = head.record.map((h) => h.trim());
+  checkCharacters(undefined, head.record, head.info.lines);
   if (header[0]?.toLowerCase() !== 'name' || header[1]?.toLowerCase() !== 'email') {
     refuse(
       `The header row must start with the columns name and email; it starts with ${header.slice(0, 2).join(', ')}`,
@@ -68,6 +97,7 @@ export function parseRecipientsCsv(bytes: Buffer, fields: { key: string; require
   if (body.length === 0) refuse('The file has a header but no recipients');
   if (body.length > MAX_ROWS)
     refuse(`The file has ${body.length} rows; at most ${MAX_ROWS} can be issued in one upload`);
+  for (const { record, info } of body) checkCharacters(header, record, info.lines);
   return body.map(({ record, info }) => {
     const data: Record<string, string> = {};
     header.slice(2).forEach((key, i) => {

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../platform/principal.js';
-import type { Services } from '../../services.js';
+import type { Principal } from '../platform/principal.js';
+import type { Services } from '../services.js';
 import type { Flash } from './html.js';
-import type { RowResult } from './csv-batch.js';
 
 // A session ends after IDLE_MS without a request, and at the latest ABSOLUTE_MS after sign-in.
 export const IDLE_MS = 2 * 60 * 60 * 1000;
@@ -14,10 +13,6 @@ declare module 'fastify' {
     signedInAt?: number;
     // Shown once on the next page, then deleted.
     flash?: Flash;
-    // The full key of a key just created: shown once on the next page, then deleted from the session.
-    newKey?: { id: string; key: string; name: string | null };
-    // The per-row results of the last CSV upload, for its page and its CSV download.
-    batch?: { templateName: string; created: number; failed: number; results: RowResult[] };
   }
   interface FastifyRequest {
     signedIn?: SignedIn;

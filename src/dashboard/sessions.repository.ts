@@ -1,4 +1,4 @@
-import type { Queryable } from '../../platform/db/db.js';
+import type { Queryable } from '../platform/db/db.js';
 
 // Sessions are keyed by the SHA-256 of their id (migration 006); callers pass the digest.
 
@@ -35,13 +35,18 @@ export async function purgeExpiredSessions(db: Queryable, now: Date): Promise<nu
 }
 
 // The named secret, made from `candidate` by the first caller; every later caller reads that one.
+// Two statements: when another instance inserts first, ON CONFLICT waits for its commit, but a
+// SELECT in the same statement reads the snapshot taken before it, which holds neither row. A new
+// statement takes a new snapshot, which holds the winner's. Needs autocommit (the pool), not a
+// transaction at REPEATABLE READ.
 export async function sharedSecret(db: Queryable, name: string, candidate: string): Promise<string> {
-  const { rows } = await db.query<{ value: string }>(
-    `WITH ins AS (
-       INSERT INTO instance_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value
-     )
-     SELECT value FROM ins UNION ALL SELECT value FROM instance_secrets WHERE name = $1 LIMIT 1`,
-    [name, candidate],
-  );
-  return rows[0]!.value;
+  await db.query('INSERT INTO instance_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+    name,
+    candidate,
+  ]);
+  const { rows } = await db.query<{ value: string }>('SELECT value FROM instance_secrets WHERE name = $1', [
+    name,
+  ]);
+  if (!rows[0]) throw new Error(`instance secret ${name} is missing after its insert`);
+  return rows[0].value;
 }

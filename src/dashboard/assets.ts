@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
+import { FONT_STACK, nameFontFaces } from '../modules/verify/name-fonts.js';
 
 // The dashboard's one stylesheet and one script, served from the service itself so that the pages'
 // Content-Security-Policy allows 'self' and nothing inline. The URLs carry a digest of the content:
@@ -85,8 +85,11 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:40rem){h1{font-size:1.35rem}header.top .who span{display:none}th.opt,td.opt{display:none}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}
 `;
 
-// Copies the text of the element named by data-copy (the new API key) and says so.
+// Copies the text of the element named by data-copy (the new API key) and says so. A page that
+// answers a POST and must not be posted again on reload (the new key's page: the key is stored
+// nowhere, so a reload would make another) turns its history entry into a plain GET of its URL.
 function client(): void {
+  if (document.querySelector('[data-once]')) history.replaceState(null, '', location.href);
   document.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((button) => {
     button.hidden = false;
     button.addEventListener('click', () => {

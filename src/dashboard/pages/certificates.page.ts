@@ -1,5 +1,5 @@
-import type { CertificateView } from '../../certificates/certificate.view.js';
-import type { EmailSendView } from '../../emails/emails.schemas.js';
+import type { CertificateView } from '../../modules/certificates/certificate.view.js';
+import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
 import { csrfField, dateTime, html, notice, page, typed, type Flash, type Html } from '../html.js';
 import type { userFrame } from '../session.js';
 

@@ -1,13 +1,18 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { DashboardDeps } from './dashboard.plugin.js';
+import { ValidationError } from '../platform/errors.js';
+import type { DashboardDeps } from './deps.js';
 import { html as send, loadSignedIn, requireSignIn, takeFlash, userFrame } from './session.js';
 import { signInPage } from './pages/sign-in.page.js';
 import { homePage } from './pages/home.page.js';
 
 // Sign-in attempts, counted before the password is checked (decisions: the project's rate-limit
-// stores, exact across instances with Redis): per email address and per client IP.
+// stores, exact across instances with Redis). Tight per (email, address), so guessing from one place
+// stops soon; loose per email, so a stranger elsewhere cannot lock a colleague out, yet guessing
+// from many places stays bounded; and per address, so one place cannot try many emails.
 export const SIGN_IN_LIMITS = {
-  perEmail: { max: 5, windowMs: 15 * 60 * 1000 },
+  perEmailAndIp: { max: 5, windowMs: 15 * 60 * 1000 },
+  perEmail: { max: 100, windowMs: 60 * 60 * 1000 },
   perIp: { max: 30, windowMs: 15 * 60 * 1000 },
 };
 
@@ -42,19 +47,31 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const again = (status: number, error: string) =>
       send(reply, signInPage({ csrf: reply.generateCsrf(), email, error }), status);
 
-    const store = deps.rateLimitStore;
-    const { perEmail, perIp } = SIGN_IN_LIMITS;
-    const byIp = await store.consume(`signin-ip:${request.ip}`, perIp.max, perIp.windowMs);
-    const byEmail = byIp.allowed
-      ? await store.consume(`signin-email:${email}`, perEmail.max, perEmail.windowMs)
-      : byIp;
-    if (!byIp.allowed || !byEmail.allowed) {
-      const wait = Math.max(byIp.retryAfter, byEmail.retryAfter, 1);
-      reply.header('Retry-After', wait);
-      return again(429, `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
-    }
     if (!email || !password) return again(422, 'Enter your email address and your password.');
-    const user = await services.users.authenticate(email, password);
+    // The email is hashed into the buckets' names: any text makes a well-formed key.
+    const emailKey = createHash('sha256').update(email).digest('base64url');
+    const { perEmailAndIp, perEmail, perIp } = SIGN_IN_LIMITS;
+    // Each bucket is counted only if the ones before it allowed the attempt.
+    const buckets = [
+      [`signin-ip:${request.ip}`, perIp],
+      [`signin-email-ip:${emailKey}:${request.ip}`, perEmailAndIp],
+      [`signin-email:${emailKey}`, perEmail],
+    ] as const;
+    for (const [bucket, limit] of buckets) {
+      const result = await deps.rateLimitStore.consume(bucket, limit.max, limit.windowMs);
+      if (!result.allowed) {
+        const wait = Math.max(result.retryAfter, 1);
+        reply.header('Retry-After', wait);
+        return again(429, `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
+      }
+    }
+    let user;
+    try {
+      user = await services.users.authenticate(email, password);
+    } catch (err) {
+      if (err instanceof ValidationError) return again(422, 'The email address is not valid.');
+      throw err;
+    }
     if (!user) return again(401, 'The email address or the password is not right.');
     // A new session id at sign-in, so that an id planted before it is worth nothing after it.
     await request.session.regenerate();

@@ -1,4 +1,4 @@
-import type { TemplateView } from '../../templates/templates.schemas.js';
+import type { TemplateView } from '../../modules/templates/templates.schemas.js';
 import { html, notice, page, typed, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 

@@ -1,4 +1,4 @@
-import type { TemplateView } from '../../templates/templates.schemas.js';
+import type { TemplateView } from '../../modules/templates/templates.schemas.js';
 import { MAX_ROWS, type RowResult } from '../csv-batch.js';
 import { csrfField, html, page, typed, type Html } from '../html.js';
 import type { userFrame } from '../session.js';
@@ -158,6 +158,7 @@ export function uploadPage(opts: {
 
 export function resultsPage(opts: {
   user: User;
+  id: string;
   batch: { templateName: string; created: number; failed: number; results: RowResult[] };
 }): string {
   const b = opts.batch;
@@ -185,7 +186,7 @@ export function resultsPage(opts: {
         <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${b.templateName}</bdi>.
       </div>
       <div class="actions">
-        <a class="button" href="/dashboard/certificates/upload/results.csv" download
+        <a class="button" href="/dashboard/certificates/upload/results/${opts.id}/results.csv" download
           >Download the results (CSV)</a
         ><a class="button secondary" href="/dashboard/certificates/upload">Upload another file</a>
       </div>

@@ -1,5 +1,5 @@
-import type { ApiKeyView } from '../../api-keys/api-keys.service.js';
-import { SCOPES } from '../../api-keys/key-format.js';
+import type { ApiKeyView } from '../../modules/api-keys/api-keys.service.js';
+import { SCOPES } from '../../modules/api-keys/key-format.js';
 import { csrfField, dateTime, html, notice, page, typed, when, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 
@@ -10,7 +10,7 @@ const SCOPE_HELP: Record<string, string> = {
 };
 
 function newKeyBox(created: { key: string; name: string | null }) {
-  return html`<section class="newkey" aria-labelledby="new-key-title">
+  return html`<section class="newkey" aria-labelledby="new-key-title" data-once>
     <h2 id="new-key-title">Your new API key${when(created.name, () => html` “${typed(created.name)}”`)}</h2>
     <p>
       <strong>Copy it now: it is shown only this once.</strong> certsvc keeps only a fingerprint of it and

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { DashboardDeps } from './dashboard.plugin.js';
-import { pathId } from './keys.routes.js';
+import type { DashboardDeps } from './deps.js';
+import { pathId } from './params.js';
 import { templatesPage } from './pages/templates.page.js';
 import { html as send, requireSignIn, signedIn, takeFlash, userFrame } from './session.js';
 

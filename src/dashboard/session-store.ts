@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionStore } from '@fastify/session';
-import type { Db } from '../../platform/db/db.js';
+import type { Db } from '../platform/db/db.js';
 import * as repo from './sessions.repository.js';
 
 function digest(sessionId: string): Buffer {
