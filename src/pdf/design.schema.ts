@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { DATA_KEY_PATTERN } from '../platform/ids.js';
 
 // The design file format: see docs/design-format.md. Coordinates are PDF points (1/72 inch),
 // measured from the top-left corner of the page.
@@ -116,7 +117,7 @@ export const RectElement = Type.Object(
 
 export const TemplateField = Type.Object(
   {
-    key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' }),
+    key: Type.String({ pattern: DATA_KEY_PATTERN }),
     label: Type.String({ minLength: 1, maxLength: 200 }),
     required: Type.Boolean(),
   },

@@ -1,3 +1,4 @@
+import { DATA_KEY_PATTERN } from '../platform/ids.js';
 import type { RenderValues } from './render-types.js';
 
 // Placeholders in design texts: {{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}},
@@ -18,7 +19,7 @@ export interface ParsedText {
 }
 
 const placeholderPattern = /\{\{\s*([^{}]*?)\s*\}\}/g;
-const dataKeyPattern = /^data\.([A-Za-z][A-Za-z0-9_]{0,63})$/;
+const dataKeyPattern = new RegExp(`^data\\.(${DATA_KEY_PATTERN.slice(1, -1)})$`);
 
 export function parseText(text: string): ParsedText {
   const segments: Segment[] = [];

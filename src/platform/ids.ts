@@ -21,6 +21,10 @@ export function uuidv7(now: number = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+// A key of a certificate's data, which is also the key of a template field: a letter, then up to 63
+// letters, digits and underscores. The design format, the API's schemas and their messages share it.
+export const DATA_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
+
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { UUID_PATTERN } from './ids.js';
+import { DATA_KEY_PATTERN, UUID_PATTERN } from './ids.js';
 
 // Validator errors in plain words a developer can act on: each says what is allowed (the values of
 // an enum, the types of a union, the shape of a key), never the validator's own vocabulary.
@@ -7,8 +7,7 @@ import { UUID_PATTERN } from './ids.js';
 
 const PATTERNS: Record<string, string> = {
   [UUID_PATTERN]: 'must be a UUID such as 0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c6d',
-  '^[A-Za-z][A-Za-z0-9_]{0,63}$':
-    'must start with a letter and hold only letters, digits and _ (at most 64 characters)',
+  [DATA_KEY_PATTERN]: 'must start with a letter and hold only letters, digits and _ (at most 64 characters)',
   '^#[0-9A-Fa-f]{6}$': 'must be a hex colour such as #1F2937',
 };
 

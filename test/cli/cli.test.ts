@@ -233,6 +233,20 @@ describe('certsvc key', () => {
     assert.equal(principal?.keyId, j.id);
   });
 
+  it('key create --name holds the name to the rule the dashboard shows (plain text, 1-100)', async () => {
+    const accountId = await newAccount();
+    for (const name of ['x\u202Ey', 'tab\there', 'n'.repeat(101)]) {
+      failed(
+        await certsvc('key', 'create', accountId, '--name', name),
+        `--name ${JSON.stringify(name)}`,
+        /The name must/,
+      );
+    }
+    assert.equal((await deps.services.keys.list(accountId)).length, 0, 'no key was made');
+    const trimmed = json(await certsvc('key', 'create', accountId, '--name', '  LMS  ', '--json'), 'trimmed');
+    assert.equal(trimmed.name, 'LMS');
+  });
+
   it('key create (text) prints the key; --scopes limits the scopes', async () => {
     const accountId = await newAccount();
     const r = await certsvc('key', 'create', accountId, '--scopes', 'templates:read,certificates:read');

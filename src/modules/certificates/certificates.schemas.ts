@@ -1,15 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { UUID_PATTERN } from '../../platform/ids.js';
+import { DATA_KEY_PATTERN, UUID_PATTERN } from '../../platform/ids.js';
 import { EXAMPLE, PageQuery, Timestamp } from '../../platform/http/schemas.js';
 import { SERVICE_VALIDATED_ITEMS } from '../../platform/ajv.js';
-
-export const DATA_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 
 export const RecipientData = Type.Object(
   {},
   {
-    description:
-      'Flat key/value data filled into the template: at most 50 keys matching ^[A-Za-z][A-Za-z0-9_]{0,63}$; values are strings (<= 1,000 chars), numbers or booleans. Keys the design does not use are kept.',
+    description: `Flat key/value data filled into the template: at most 50 keys matching ${DATA_KEY_PATTERN}; values are strings (<= 1,000 chars), numbers or booleans. Keys the design does not use are kept.`,
     maxProperties: 50,
     patternProperties: {
       [DATA_KEY_PATTERN]: Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]),
