@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { isDatabaseUnavailable } from '../db/db.js';
+import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../db/db.js';
 import { AppError, ServiceUnavailableError, STATUS_BY_CODE, type Issue } from '../errors.js';
 import { routedPath } from './path.js';
 import { toIssues } from '../validation.js';
@@ -109,9 +109,11 @@ export function installErrorHandling(app: FastifyInstance) {
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error.message }, 'database not answering: 503');
-      const unavailable = new ServiceUnavailableError('database', 2);
+      // Whether the request may have changed something decides what the answer can promise.
+      const outcome = domain instanceof CommitOutcomeUnknownError ? 'unknown' : 'unchanged';
+      const unavailable = new ServiceUnavailableError('database', 2, outcome);
       reply.headers(unavailable.headers);
-      return sendError(reply, 503, unavailable.code, unavailable.message);
+      return sendError(reply, 503, unavailable.code, unavailable.message, unavailable.details);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(
