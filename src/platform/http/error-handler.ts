@@ -53,6 +53,13 @@ const PARSE_ERRORS = new Set([
   'FST_ERR_CTP_INVALID_JSON_BODY',
 ]);
 
+// The client closed its connection while its body was still being read: Node fails the body stream
+// with `aborted` (code ECONNRESET, the same code a broken database connection has), so this is told
+// apart first, by the request stream itself, and is never taken for a database outage.
+function clientAborted(error: FastifyError, request: FastifyRequest): boolean {
+  return request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted');
+}
+
 export function installErrorHandling(app: FastifyInstance) {
   // Every (method, path) pair the app serves, to answer 405 with Allow for a known path.
   const known = FindMyWay();
@@ -106,6 +113,14 @@ export function installErrorHandling(app: FastifyInstance) {
           ? 'The body must be JSON sent with Content-Type: application/json'
           : 'The body is not valid JSON';
       return validationReply(reply, [{ path: [], message }]);
+    }
+    if (clientAborted(error, request)) {
+      // The client's doing, and nobody reads the answer: worth an info line, not an alert.
+      request.log.info(
+        { err: error.message, code: error.code },
+        'client aborted the request during its body',
+      );
+      return sendError(reply, 400, 'bad_request', 'The connection closed before the body arrived');
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error.message }, 'database not answering: 503');
