@@ -73,17 +73,33 @@ export class QuotaExceededError extends AppError {
 }
 
 // PostgreSQL or Redis cannot answer right now (down, hung past its timeout, out of connections), or
-// this instance is shutting down. Nothing was changed; the request can be retried as it is.
+// this instance is shutting down. details.outcome says whether the request changed anything:
+// "unchanged" when it failed before anything could commit (it can be retried as it is), "unknown"
+// when the database stopped answering at a commit, so the change may have been made (docs/api.md).
+export type Outcome = 'unchanged' | 'unknown';
+
 export class ServiceUnavailableError extends AppError {
-  constructor(what: 'database' | 'rate-limit store' | 'shutdown', retryAfterS = 1) {
-    super(
-      'service_unavailable',
-      what === 'shutdown'
-        ? 'This server is shutting down; nothing was changed, retry (another instance will answer)'
-        : `The service's ${what} is not answering; nothing was changed, retry after the number of seconds in Retry-After`,
-    );
+  constructor(
+    what: 'database' | 'rate-limit store' | 'shutdown',
+    retryAfterS = 1,
+    outcome: Outcome = 'unchanged',
+  ) {
+    super('service_unavailable', unavailableMessage(what, outcome), { outcome });
     this.headers = { 'Retry-After': String(Math.max(1, retryAfterS)) };
   }
+}
+
+function unavailableMessage(what: 'database' | 'rate-limit store' | 'shutdown', outcome: Outcome): string {
+  if (what === 'shutdown') {
+    return 'This server is shutting down; nothing was changed, retry (another instance will answer)';
+  }
+  if (outcome === 'unknown') {
+    return (
+      `The service's ${what} stopped answering while saving this request, which may or may not have taken effect. ` +
+      'Retry with the same Idempotency-Key to get its one outcome; without a key, check before retrying'
+    );
+  }
+  return `The service's ${what} is not answering; nothing was changed, retry after the number of seconds in Retry-After`;
 }
 
 export const STATUS_BY_CODE: Record<string, number> = {

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
+import { nodemailerMessage } from './mail-headers.js';
 import type { MailMessage } from './mail-message.js';
 
 export interface MailTransport {
@@ -51,8 +52,8 @@ export function createSmtpTransport(url: string, opts: SmtpOptions): MailTranspo
   });
   return {
     async send(msg) {
-      const info = await transporter.sendMail(msg);
-      return { messageId: info.messageId };
+      await transporter.sendMail(await nodemailerMessage(msg));
+      return { messageId: msg.messageId };
     },
     abort() {
       for (const socket of sockets) socket.destroy();
@@ -100,12 +101,12 @@ export function createFileTransport(dir: string): MailTransport {
       // Messages hold recipients' names and addresses: readable by the service's user only.
       ready ??= mkdir(dir, { recursive: true, mode: 0o700 });
       await ready;
-      const info = await transporter.sendMail(msg);
+      const info = await transporter.sendMail(await nodemailerMessage(msg));
       const name = `${Date.now()}-${randomBytes(8).toString('hex')}.eml`;
       const tmp = join(dir, `.${name}.tmp`);
       await writeFile(tmp, info.message, { flag: 'wx', mode: 0o600 });
       await rename(tmp, join(dir, name));
-      return { messageId: info.messageId };
+      return { messageId: msg.messageId };
     },
     // Writing a file takes moments: nothing to cut.
     abort() {},

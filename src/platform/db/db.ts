@@ -35,6 +35,26 @@ export interface DbOptions {
   connectTimeoutMs?: number;
 }
 
+// The database stopped answering (or the connection broke) after a write was sent and before its
+// commit was confirmed: a COMMIT, or a write outside a transaction (its own commit). The server may
+// have committed it or not, and this connection can no longer say which; a fresh one may
+// (idempotency.ts asks the stored answer of the request's Idempotency-Key).
+export class CommitOutcomeUnknownError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the database did not confirm a commit: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
+// An error the server sent (with its SQLSTATE) answers the statement: it failed, nothing committed.
+// Otherwise (a broken connection, a client-side timeout) the answer never came.
+function unanswered(err: unknown): boolean {
+  return isDatabaseUnavailable(err) && !(err instanceof pg.DatabaseError);
+}
+
+// A statement that only reads cannot leave a change behind, whatever happened to its answer.
+const READ_ONLY = /^\s*(SELECT|SHOW|BEGIN|ROLLBACK|SAVEPOINT|RELEASE|SET|LISTEN|UNLISTEN)\b/i;
+
 export const DEFAULT_DB_TIMEOUTS = { statementTimeoutMs: 10_000, connectTimeoutMs: 10_000 };
 
 export function createDb(connectionString: string, opts: DbOptions = {}): Db {
@@ -78,9 +98,26 @@ export function createDb(connectionString: string, opts: DbOptions = {}): Db {
     } catch (err) {
       // A connection that failed (or timed out) mid-protocol is destroyed, not reused.
       client.release(err as Error);
-      throw err;
+      // An error the server answered (a deferred constraint, a serialization failure) means it rolled
+      // back; a COMMIT sent and never answered may have committed.
+      throw commit && unanswered(err) ? new CommitOutcomeUnknownError(err) : err;
     }
     client.release();
+  }
+
+  // A statement outside any transaction commits on its own: when a write goes unanswered, its
+  // outcome is unknown, as a COMMIT's is. (Connecting fails before anything is sent: no doubt then.)
+  async function autocommit(text: string, values?: unknown[]) {
+    const client = await pool.connect();
+    try {
+      const result = await client.query(text, values);
+      client.release();
+      return result;
+    } catch (err) {
+      // As pool.query does: a client whose statement failed is not reused.
+      client.release(err as Error);
+      throw !READ_ONLY.test(text) && unanswered(err) ? new CommitOutcomeUnknownError(err) : err;
+    }
   }
 
   async function inSavepoint<T>(client: pg.PoolClient, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -98,8 +135,10 @@ export function createDb(connectionString: string, opts: DbOptions = {}): Db {
 
   return {
     pool,
-    query: ((text: string, values?: unknown[]) =>
-      (context.getStore()?.client ?? pool).query(text, values)) as unknown as pg.Pool['query'],
+    query: ((text: string, values?: unknown[]) => {
+      const client = context.getStore()?.client;
+      return client ? client.query(text, values) : autocommit(text, values);
+    }) as unknown as pg.Pool['query'],
 
     async transaction(fn) {
       const ambient = context.getStore();
@@ -163,6 +202,7 @@ const UNAVAILABLE_MESSAGES = [
 // of connections), as opposed to a fault in the request or the code: those become 503, not 500.
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  if (err instanceof CommitOutcomeUnknownError) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_NODE_CODES.has(code)) return true;

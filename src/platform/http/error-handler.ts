@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { isDatabaseUnavailable } from '../db/db.js';
+import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../db/db.js';
 import { AppError, ServiceUnavailableError, STATUS_BY_CODE, type Issue } from '../errors.js';
 import { routedPath } from './path.js';
 import { toIssues } from '../validation.js';
@@ -52,6 +52,13 @@ const PARSE_ERRORS = new Set([
   'FST_ERR_CTP_EMPTY_JSON_BODY',
   'FST_ERR_CTP_INVALID_JSON_BODY',
 ]);
+
+// The client closed its connection while its body was still being read: Node fails the body stream
+// with `aborted` (code ECONNRESET, the same code a broken database connection has), so this is told
+// apart first, by the request stream itself, and is never taken for a database outage.
+function clientAborted(error: FastifyError, request: FastifyRequest): boolean {
+  return request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted');
+}
 
 export function installErrorHandling(app: FastifyInstance) {
   // Every (method, path) pair the app serves, to answer 405 with Allow for a known path.
@@ -107,11 +114,21 @@ export function installErrorHandling(app: FastifyInstance) {
           : 'The body is not valid JSON';
       return validationReply(reply, [{ path: [], message }]);
     }
+    if (clientAborted(error, request)) {
+      // The client's doing, and nobody reads the answer: worth an info line, not an alert.
+      request.log.info(
+        { err: error.message, code: error.code },
+        'client aborted the request during its body',
+      );
+      return sendError(reply, 400, 'bad_request', 'The connection closed before the body arrived');
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error.message }, 'database not answering: 503');
-      const unavailable = new ServiceUnavailableError('database', 2);
+      // Whether the request may have changed something decides what the answer can promise.
+      const outcome = domain instanceof CommitOutcomeUnknownError ? 'unknown' : 'unchanged';
+      const unavailable = new ServiceUnavailableError('database', 2, outcome);
       reply.headers(unavailable.headers);
-      return sendError(reply, 503, unavailable.code, unavailable.message);
+      return sendError(reply, 503, unavailable.code, unavailable.message, unavailable.details);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(

@@ -50,11 +50,13 @@ export async function storeAnswer(
 }
 
 // A run that ended without an answer to keep gives its claim back, so the key can be used again.
-export async function releaseKey(db: Queryable, accountId: string, key: string): Promise<void> {
-  await db.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND status_code IS NULL', [
-    accountId,
-    key,
-  ]);
+// True when a claim was given back; false when the key holds an answer (or nothing).
+export async function releaseKey(db: Queryable, accountId: string, key: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND status_code IS NULL',
+    [accountId, key],
+  );
+  return rowCount === 1;
 }
 
 export async function purgeExpiredKeys(db: Queryable): Promise<number> {

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Db } from '../db/db.js';
-import { AppError, ConflictError, STATUS_BY_CODE, ValidationError } from '../errors.js';
+import { CommitOutcomeUnknownError, type Db } from '../db/db.js';
+import {
+  AppError,
+  ConflictError,
+  ServiceUnavailableError,
+  STATUS_BY_CODE,
+  ValidationError,
+} from '../errors.js';
 import * as repo from './idempotency.repository.js';
 
 // Idempotent retries (docs/api.md, Idempotent retries). The first request with a key claims it, then
@@ -10,6 +16,8 @@ import * as repo from './idempotency.repository.js';
 // request first writes (after its PDFs are rendered), so they commit together or not at all. A
 // retry with the same key, method, path and body gets the stored answer again; the same key on
 // another request is a 422; the same key while the first still runs is a 409 (the claim).
+// Because the stored answer commits with the effects, it also settles a COMMIT that went unanswered
+// (settleUnknownCommit): a retry with the key finds the answer if, and only if, the effects exist.
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -91,12 +99,43 @@ export async function answerIdempotently(
       (tx, done) => repo.storeAnswer(tx, { accountId, key, ...done }),
     );
   } catch (err) {
+    if (err instanceof CommitOutcomeUnknownError) {
+      answer = await settleUnknownCommit(request, db, { accountId, key, fingerprint }, err);
+      return reply.code(answer.status).send(answer.body);
+    }
     await repo
       .releaseKey(db, accountId, key)
       .catch((cause: unknown) => request.log.warn({ err: cause }, 'could not release an idempotency key'));
     throw err;
   }
   return reply.code(answer.status).send(answer.body);
+}
+
+// The COMMIT went unanswered: ask on a fresh connection. The uncommitted transaction holds the row
+// lock of the key (it stored the answer), so releasing the claim waits for it to end: a claim still
+// without an answer is then proof that nothing committed (it is given back, the answer is "nothing
+// was changed"), a stored answer proof that everything did (it is the answer). When the database
+// cannot be asked, the outcome stays unknown and the claim stays; a retry with the key after the
+// database is back gets the stored answer, or a 409 until the claim's lease runs out.
+async function settleUnknownCommit(
+  request: FastifyRequest,
+  db: Db,
+  claim: { accountId: string; key: string; fingerprint: string },
+  err: CommitOutcomeUnknownError,
+): Promise<Answer> {
+  let stored: repo.StoredKey | undefined;
+  try {
+    if (await repo.releaseKey(db, claim.accountId, claim.key)) {
+      throw new ServiceUnavailableError('database', 2, 'unchanged');
+    }
+    stored = await repo.findKey(db, claim.accountId, claim.key);
+  } catch (cause) {
+    if (cause instanceof ServiceUnavailableError) throw cause;
+    request.log.warn({ err: cause }, 'could not learn whether an unanswered COMMIT committed');
+  }
+  if (stored?.status_code == null || stored.fingerprint !== claim.fingerprint) throw err;
+  request.log.warn('an unanswered COMMIT had committed; answering with its stored answer');
+  return { status: stored.status_code, body: stored.response_body };
 }
 
 // Stored answers are kept 24 hours; the server purges older ones at start and then hourly.

@@ -23,6 +23,13 @@ export const ErrorEnvelope = Type.Object(
             remaining: Type.Optional(Type.Integer()),
             limit: Type.Optional(Type.Integer()),
             resetAt: Type.Optional(Type.String({ format: 'date-time' })),
+            outcome: Type.Optional(
+              Type.Union([Type.Literal('unchanged'), Type.Literal('unknown')], {
+                description:
+                  'On a 503: "unchanged" (nothing was changed; retry as it is) or "unknown" (the database stopped ' +
+                  'answering while saving; retry with the same Idempotency-Key)',
+              }),
+            ),
           },
           { additionalProperties: true },
         ),
@@ -106,7 +113,10 @@ const ERROR_TEXT: Record<number, string> = {
   422: 'Validation failed (`validation_error`); details.issues lists the paths',
   429: 'Rate limit exceeded (`rate_limited`); see Retry-After',
   500: 'Server fault (`internal_error`); safe to retry with backoff',
-  503: 'The database or the rate-limit store is not answering (`service_unavailable`); nothing was changed, retry after Retry-After',
+  503:
+    'The database or the rate-limit store is not answering (`service_unavailable`); retry after Retry-After. ' +
+    '`details.outcome` is "unchanged" when nothing was changed, or "unknown" when the database stopped answering ' +
+    'while saving: the request may have taken effect, so retry it with the same Idempotency-Key (or check first)',
 };
 
 // A response entry carrying the rate-limit headers, for OpenAPI and serialisation.
@@ -159,6 +169,7 @@ const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: 
     code: 'service_unavailable',
     message:
       "The service's database is not answering; nothing was changed, retry after the number of seconds in Retry-After",
+    details: { outcome: 'unchanged' },
   },
 };
 

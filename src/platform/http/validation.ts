@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { bodyAjv, inputAjv, SERVICE_VALIDATED_ITEMS } from '../ajv.js';
 import { ValidationError } from '../errors.js';
+import { PLAIN_TEXT_CHARACTERS, hasForbiddenCharacter } from '../text.js';
 import { unstorableValueIssues } from '../validation.js';
 
 // Fastify's schema compiler: the route's schemas validate its body, query and path parameters.
@@ -34,15 +35,22 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     return check;
   }
   const validate = inputAjv.compile(schema as object);
+  if (httpPart === 'headers') return validate;
   const integers = integerProperties(schema);
-  if (integers.length === 0) return validate as ValidateFunction;
-  // Query and path integers are plain decimal digits: Number() would also read "0x10", "1e1",
-  // " 1" and "Infinity", which the coercion would then accept.
   const check = (data: unknown) => {
     const raw = (data ?? {}) as Record<string, unknown>;
-    const issues = integers
-      .filter((k) => raw[k] !== undefined && !(typeof raw[k] === 'string' && /^[0-9]{1,20}$/.test(raw[k])))
-      .map((k) => ({ path: [k], message: 'must be a whole number written in decimal digits' }));
+    const issues = [
+      // Query and path text is typed text: it refuses what typed text in a body refuses, NUL first
+      // (PostgreSQL can neither store nor compare it: a 500 otherwise), whatever the parameter.
+      ...Object.keys(raw)
+        .filter((k) => [raw[k]].flat().some((v) => typeof v === 'string' && hasForbiddenCharacter(v)))
+        .map((k) => ({ path: [k], message: PLAIN_TEXT_CHARACTERS })),
+      // Query and path integers are plain decimal digits: Number() would also read "0x10", "1e1",
+      // " 1" and "Infinity", which the coercion would then accept.
+      ...integers
+        .filter((k) => raw[k] !== undefined && !(typeof raw[k] === 'string' && /^[0-9]{1,20}$/.test(raw[k])))
+        .map((k) => ({ path: [k], message: 'must be a whole number written in decimal digits' })),
+    ];
     if (issues.length > 0) return { error: new ValidationError(issues) };
     const ok = validate(data);
     check.errors = validate.errors;
