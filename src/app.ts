@@ -5,7 +5,7 @@ import { installAccessControl } from './platform/http/access.js';
 import { installCors } from './platform/http/cors.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { validatorCompiler } from './platform/http/validation.js';
-import { installBodyParsers } from './platform/http/body.js';
+import { BODY_LIMIT, installBodyParsers } from './platform/http/body.js';
 import { fastifyEdgeOptions, installEdge } from './platform/http/edge.js';
 import { uuidv7 } from './platform/ids.js';
 import { ServiceUnavailableError } from './platform/errors.js';
@@ -23,7 +23,6 @@ import { EmailSend } from './modules/emails/emails.schemas.js';
 import { healthRoutes, installRequestMetrics } from './modules/health/health.routes.js';
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
 
-export const BODY_LIMIT = 2 * 1024 * 1024;
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
 

@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import session from '@fastify/session';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, STATUS_BY_CODE } from '../platform/errors.js';
+import { BODY_LIMIT, BODY_LIMIT_TEXT } from '../platform/http/body.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
@@ -15,8 +16,6 @@ import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
 import { templatesPages } from './templates.routes.js';
-
-export const UPLOAD_LIMIT = 2 * 1024 * 1024;
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
   const signedIn = Boolean(reply.request.session?.userId);
@@ -62,7 +61,10 @@ function errorAnswer(
     error.code === 'FST_FILES_LIMIT' ||
     error.code === 'FST_PARTS_LIMIT'
   ) {
-    return { status: 413, message: 'The upload is too large: a file of at most 2 MiB, one file per upload.' };
+    return {
+      status: 413,
+      message: `The upload is too large: a file of at most ${BODY_LIMIT_TEXT}, one file per upload.`,
+    };
   }
   if (
     error.validation ||
@@ -97,7 +99,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, {
     attachFieldsToBody: true,
-    limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 10, parts: 12 },
+    limits: { fileSize: BODY_LIMIT, files: 1, fields: 10, parts: 12 },
   });
   // CSRF tokens are signed double-submit cookies, not session data: the sign-in form stores nothing
   // on the server, so anonymous visitors cannot fill the sessions table.

@@ -1,3 +1,4 @@
+import { BODY_LIMIT_TEXT } from './body.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../db/db.js';
@@ -105,7 +106,7 @@ export function installErrorHandling(app: FastifyInstance) {
       return validationReply(reply, toIssues(error.validation as never));
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, 413, 'payload_too_large', 'The request body is larger than 2 MiB');
+      return sendError(reply, 413, 'payload_too_large', `The request body is larger than ${BODY_LIMIT_TEXT}`);
     }
     if (error.code && PARSE_ERRORS.has(error.code)) {
       const message =

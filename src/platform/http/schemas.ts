@@ -1,3 +1,4 @@
+import { BODY_LIMIT_TEXT } from './body.js';
 import { Type, type TSchema } from 'typebox';
 import { STATUS_BY_CODE } from '../errors.js';
 import { UUID_PATTERN } from '../ids.js';
@@ -109,7 +110,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Account not entitled (`forbidden`) or key lacks the scope (`insufficient_scope`)',
   404: 'Not found, or belongs to another account (`not_found`)',
   409: 'The certificate state blocks the operation (`conflict`)',
-  413: 'Body over 2 MiB (`payload_too_large`)',
+  413: `Body over ${BODY_LIMIT_TEXT} (\`payload_too_large\`)`,
   422: 'Validation failed (`validation_error`); details.issues lists the paths',
   429: 'Rate limit exceeded (`rate_limited`); see Retry-After',
   500: 'Server fault (`internal_error`); safe to retry with backoff',
@@ -154,7 +155,7 @@ const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: 
   403: { code: 'insufficient_scope', message: 'This API key lacks the scope certificates:write' },
   404: { code: 'not_found', message: 'Certificate not found' },
   409: { code: 'conflict', message: 'Only an Issued certificate can be revoked; this one is Revoked' },
-  413: { code: 'payload_too_large', message: 'The request body is larger than 2 MiB' },
+  413: { code: 'payload_too_large', message: `The request body is larger than ${BODY_LIMIT_TEXT}` },
   422: {
     code: 'validation_error',
     message: 'The request is not valid',
