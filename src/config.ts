@@ -38,6 +38,9 @@ export interface Config {
   // Timeouts on the calls to PostgreSQL and Redis (docs/operations.md, Timeouts and outages).
   timeouts: { dbStatementMs: number; dbConnectMs: number; redisMs: number };
   smtp: { timeoutMs: number; allowInsecureAuth: boolean };
+  // The master key that seals the accounts' signing keys (32 bytes). Unset on the embedded default,
+  // one is generated into DATA_DIR; unset with DATABASE_URL, serve refuses to start.
+  signingKeysSecret: Buffer | undefined;
 }
 
 export const DEFAULT_PLANS: PlanDefinition[] = [
@@ -154,6 +157,22 @@ function metricsToken(raw: string | undefined): string | undefined {
   return raw;
 }
 
+// 32 bytes, written as 64 hex digits or in base64 (openssl rand -hex 32, or -base64 32).
+function signingKeysSecret(raw: string | undefined): Buffer | undefined {
+  if (raw === undefined) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
+      ? Buffer.from(raw, 'base64')
+      : undefined;
+  if (bytes?.length !== 32) {
+    throw new ConfigError(
+      'SIGNING_KEYS_SECRET must be 32 random bytes, as 64 hex digits (openssl rand -hex 32) or base64',
+    );
+  }
+  return bytes;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (optional(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -198,5 +217,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 20_000, 100, 600_000),
       allowInsecureAuth: flag(env, 'SMTP_ALLOW_INSECURE_AUTH'),
     },
+    signingKeysSecret: signingKeysSecret(optional(env, 'SIGNING_KEYS_SECRET')),
   };
 }

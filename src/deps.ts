@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { createDb, type Db } from './platform/db/db.js';
 import { startEmbeddedPostgres } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
@@ -9,6 +9,8 @@ import type { RateLimitStore } from './platform/rate-limit/rate-limit.store.js';
 import { upsertPlans } from './modules/accounts/accounts.repository.js';
 import { createServices, type Services } from './services.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
+import { createKeyVault, WrongMasterKeyError } from './platform/proof/key-vault.js';
+import { dataDirMasterKey } from './platform/proof/master-key.js';
 
 export interface Deps {
   config: Config;
@@ -94,7 +96,17 @@ export async function createDeps(
     : createMemoryStore();
   const now = opts.now ?? (() => new Date());
   const metrics = createMetrics({ processMetrics: config.metricsToken !== undefined });
-  const services = createServices({ config, db, logger, now, metrics });
+  // SIGNING_KEYS_SECRET, or on the embedded default the one generated into the data folder.
+  const masterKey = config.signingKeysSecret ?? (embedded ? dataDirMasterKey(config.dataDir) : undefined);
+  const vault = masterKey ? createKeyVault(masterKey) : undefined;
+  const services = createServices({ config, db, logger, now, metrics, vault });
+  try {
+    await services.credentials.checkVault();
+  } catch (err) {
+    await db.close();
+    await embedded?.release();
+    throw err instanceof WrongMasterKeyError ? new ConfigError(err.message) : err;
+  }
   watchState(metrics, db, services);
   return {
     config,

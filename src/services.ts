@@ -16,6 +16,8 @@ import { startEmailWorker, type EmailWorker } from './modules/emails/email.worke
 import { createFileTransport, createSmtpTransport } from './modules/emails/mail-transport.js';
 import path from 'node:path';
 import type { Metrics } from './platform/metrics.js';
+import type { KeyVault } from './platform/proof/key-vault.js';
+import { createCredentialsService } from './modules/credentials/credentials.service.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -23,6 +25,8 @@ export interface ServiceDeps {
   logger: Logger;
   now: () => Date;
   metrics: Metrics;
+  // Seals the accounts' signing keys; absent, this process cannot sign (CLI with DATABASE_URL).
+  vault?: KeyVault;
 }
 
 // Every render, timed: one observation per request (one document, or the documents of a batch).
@@ -47,6 +51,12 @@ export function createServices(deps: ServiceDeps) {
   let renderer: PdfRenderer | undefined;
   const getRenderer = () => (renderer ??= timed(createPdfRenderer(), metrics));
   const publicBaseUrl = config.publicBaseUrl;
+  const credentials = createCredentialsService({
+    db: deps.db,
+    publicBaseUrl,
+    vault: deps.vault,
+    now: deps.now,
+  });
 
   return {
     accounts: createAccountsService(deps),
@@ -54,9 +64,11 @@ export function createServices(deps: ServiceDeps) {
     keys: createApiKeysService(deps),
     templates: createTemplatesService({ db: deps.db, checkDesign: designIssues }),
     usage: createUsageService(deps),
-    certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now }),
+    credentials,
+    certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, credentials }),
     issue: createIssueService({
       db: deps.db,
+      credentials,
       renderer: getRenderer,
       publicBaseUrl,
       now: deps.now,

@@ -8,6 +8,8 @@ import { createDeps, createLogger, type Deps } from '../../src/deps.js';
 import { readDesignFile } from '../../src/cli/design-file.js';
 import { DEMO_DESIGN } from '../../src/cli/demo.js';
 
+export const TEST_SIGNING_KEYS_SECRET = '5e'.repeat(32);
+
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
@@ -21,6 +23,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://certs.test',
     CORS_PARTNER_DOMAINS: 'partner.example,academy.test',
+    // A fixed master key for the suite's signing keys (all runs share one database per run).
+    SIGNING_KEYS_SECRET: TEST_SIGNING_KEYS_SECRET,
     ...env,
   });
 }

@@ -54,6 +54,9 @@ function view(overrides: Partial<VerifyView> = {}): VerifyView {
     issuerName: 'Babbage Academy',
     verificationUrl: 'https://certs.example.com/verify/7K3M9Q2XRB4D8F1H',
     pdfSha256: '0'.repeat(64),
+    signed: false,
+    issuerDid: null,
+    credentialUrl: null,
     ...overrides,
   };
 }

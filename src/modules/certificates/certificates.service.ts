@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/er
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { assertStorable } from '../../platform/validation.js';
+import type { CredentialsService } from '../credentials/credentials.service.js';
 import { certificateView, type CertificateView } from './certificate.view.js';
 import * as repo from './certificates.repository.js';
 
@@ -16,7 +17,12 @@ export function revocationReason(input: string | undefined): string | null {
   return reason;
 }
 
-export function createCertificatesService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
+export function createCertificatesService(deps: {
+  db: Db;
+  publicBaseUrl: string;
+  now: () => Date;
+  credentials: CredentialsService;
+}) {
   const { db, publicBaseUrl } = deps;
   const view = (row: repo.CertificateRow) => certificateView(row, publicBaseUrl);
 
@@ -68,7 +74,11 @@ export function createCertificatesService(deps: { db: Db; publicBaseUrl: string;
       const reason = revocationReason(reasonInput);
       return db.transaction(async (tx) => {
         const row = await repo.revokeCertificate(tx, { accountId, id, at: deps.now(), reason });
-        if (row) return view(row);
+        if (row) {
+          // The credential's status bit turns with the revocation, in the same transaction.
+          await deps.credentials.revoke(tx, accountId, id);
+          return view(row);
+        }
         const existing = await repo.findCertificate(tx, accountId, id);
         if (!existing) throw new NotFoundError('Certificate');
         throw new ConflictError(

@@ -4,6 +4,8 @@ import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import { sampleValues, type PdfRenderer, type RenderValues } from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
+import { findAccount } from '../accounts/accounts.repository.js';
+import type { CredentialsService } from '../credentials/credentials.service.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';
@@ -49,6 +51,7 @@ const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted'
 export function createIssueService(deps: {
   db: Db;
   renderer: () => PdfRenderer;
+  credentials: CredentialsService;
   /** Told how many certificates each issue created (metrics). */
   onIssued?: (count: number) => void;
   publicBaseUrl: string;
@@ -123,6 +126,7 @@ export function createIssueService(deps: {
     rendered: Rendered[],
     issuedAt: Date,
   ) {
+    await deps.credentials.prepare(principal.accountId);
     return db.transaction(async (tx) => {
       const { granted } = await reserve(tx, {
         accountId: principal.accountId,
@@ -150,6 +154,22 @@ export function createIssueService(deps: {
               items,
             })
           : [];
+      // Each certificate's signed credential, frozen with it: no certificate without its credential.
+      if (items.length > 0) {
+        const account = await findAccount(tx, principal.accountId);
+        await deps.credentials.issue(tx, {
+          accountId: principal.accountId,
+          accountName: account!.name,
+          template: { id: template.id, name: template.name, description: template.description },
+          issuedAt,
+          subjects: items.map((item) => ({
+            certificateId: item.id,
+            recipientName: item.recipientName,
+            recipientEmail: item.recipientEmail,
+            title: item.title,
+          })),
+        });
+      }
       return {
         created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),
         rejected: rendered.slice(granted),

@@ -11,6 +11,8 @@ export interface VerificationRow {
   template_name: string;
   issuer_name: string;
   sha256: string;
+  account_id: string;
+  has_credential: boolean;
 }
 
 // The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
@@ -32,7 +34,8 @@ export async function findForVerification(
       WHERE c.unique_code = $1 AND c.status <> 'Draft'
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
-                t.name AS template_name, a.name AS issuer_name, p.sha256`,
+                t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id,
+                EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential`,
     values: [code, count],
   });
   return rows[0];

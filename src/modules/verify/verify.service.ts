@@ -2,23 +2,29 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { isUniqueCode } from '../../platform/ids.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
+import { issuerDid } from '../credentials/issuer-identity.js';
 import type { Verification } from './verify.schemas.js';
 import { findForVerification } from './verify.repository.js';
+
+// A public code as typed (any case); anything that cannot be a code is a 422 at ["code"].
+export function checkedCode(input: string): string {
+  if (!isUniqueCode(input)) {
+    throw new ValidationError([
+      {
+        path: ['code'],
+        message: 'must be 16 characters of Crockford base32 (0-9, A-Z without I, L, O, U)',
+      },
+    ]);
+  }
+  return input.toUpperCase();
+}
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
 export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
   return {
     // `count` is false for HEAD: only real verifications count.
     async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification> {
-      if (!isUniqueCode(input)) {
-        throw new ValidationError([
-          {
-            path: ['code'],
-            message: 'must be 16 characters of Crockford base32 (0-9, A-Z without I, L, O, U)',
-          },
-        ]);
-      }
-      const code = input.toUpperCase();
+      const code = checkedCode(input);
       const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
       return {
@@ -34,6 +40,11 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         issuerName: row.issuer_name,
         verificationUrl: verificationUrl(deps.publicBaseUrl, row.unique_code),
         pdfSha256: row.sha256,
+        signed: row.has_credential,
+        issuerDid: row.has_credential ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
+        credentialUrl: row.has_credential
+          ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential`
+          : null,
       };
     },
   };

@@ -1,0 +1,66 @@
+import type { Queryable } from '../../platform/db/db.js';
+
+export interface NewCredential {
+  certificateId: string;
+  statusList: number;
+  statusIndex: number;
+  signingKeyId: string;
+  body: Buffer;
+}
+
+export async function insertCredentials(
+  db: Queryable,
+  accountId: string,
+  items: NewCredential[],
+): Promise<void> {
+  if (items.length === 0) return;
+  await db.query(
+    `INSERT INTO credentials (certificate_id, account_id, status_list, status_index, signing_key_id, body)
+     SELECT c, $1, l, i, k, b FROM unnest($2::uuid[], $3::int[], $4::int[], $5::uuid[], $6::bytea[]) AS t(c, l, i, k, b)`,
+    [
+      accountId,
+      items.map((x) => x.certificateId),
+      items.map((x) => x.statusList),
+      items.map((x) => x.statusIndex),
+      items.map((x) => x.signingKeyId),
+      items.map((x) => x.body),
+    ],
+  );
+}
+
+export async function readCredential(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<Buffer | undefined> {
+  const { rows } = await db.query<{ body: Buffer }>(
+    'SELECT body FROM credentials WHERE certificate_id = $1 AND account_id = $2',
+    [certificateId, accountId],
+  );
+  return rows[0]?.body;
+}
+
+export async function statusEntryOf(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<{ list: number; index: number } | undefined> {
+  const { rows } = await db.query<{ status_list: number; status_index: number }>(
+    'SELECT status_list, status_index FROM credentials WHERE certificate_id = $1 AND account_id = $2',
+    [certificateId, accountId],
+  );
+  return rows[0] && { list: rows[0].status_list, index: rows[0].status_index };
+}
+
+// The credential of a certificate by its public code (the verify routes).
+export async function credentialByCode(
+  db: Queryable,
+  code: string,
+): Promise<{ accountId: string; body: Buffer } | undefined> {
+  const { rows } = await db.query<{ account_id: string; body: Buffer }>(
+    `SELECT cr.account_id, cr.body FROM credentials cr JOIN certificates c ON c.id = cr.certificate_id
+     WHERE c.unique_code = $1 AND c.status <> 'Draft'`,
+    [code],
+  );
+  return rows[0] && { accountId: rows[0].account_id, body: rows[0].body };
+}

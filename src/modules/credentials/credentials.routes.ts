@@ -1,0 +1,129 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { NotFoundError } from '../../platform/errors.js';
+import {
+  AUTH_ERRORS,
+  errorResponses,
+  example,
+  IdParams,
+  nonJson,
+  rateHeaders,
+  Uuid,
+} from '../../platform/http/schemas.js';
+import { checkedCode } from '../verify/verify.service.js';
+import type { CredentialsService } from './credentials.service.js';
+
+// The signed credentials, and the issuer's identity that verifiers fetch to check them: the DID
+// document and the status lists (decisions section 18). The credential is served as frozen bytes.
+
+const CREDENTIAL_MEDIA = 'application/vc';
+const credentialBody = example(
+  Type.Object({}, { additionalProperties: true, description: 'An OpenBadgeCredential (W3C VC 2.0), signed' }),
+  {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    type: ['VerifiableCredential', 'OpenBadgeCredential'],
+  },
+);
+const credentialResponse = nonJson(
+  CREDENTIAL_MEDIA,
+  credentialBody,
+  'The signed credential, the same bytes forever',
+  rateHeaders,
+);
+
+export function credentialsRoutes(app: FastifyInstance, credentials: CredentialsService) {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.get(
+    '/api/v1/certificates/:id/credential',
+    {
+      config: { access: { kind: 'key', scope: 'certificates:read' } },
+      schema: {
+        operationId: 'getCertificateCredential',
+        tags: ['Certificates'],
+        summary: 'The signed Open Badges 3.0 credential of a certificate',
+        description:
+          'An OpenBadgeCredential (W3C Verifiable Credentials 2.0) signed at issue with a Data Integrity proof ' +
+          "(eddsa-rdfc-2022) by the account's key, whose DID document is at /issuers/{accountId}/did.json. Frozen: the " +
+          'same bytes on every read. 404 for certificates issued before credentials existed until the backfill has run.',
+        security: [{ bearerAuth: [] }],
+        params: IdParams,
+        response: { 200: credentialResponse, ...errorResponses(...AUTH_ERRORS, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const body = await credentials.credential(
+        request.principal!.accountId,
+        request.params.id.toLowerCase(),
+      );
+      if (!body) throw new NotFoundError('Credential');
+      return reply.type(CREDENTIAL_MEDIA).header('Cache-Control', 'private, no-cache').send(body);
+    },
+  );
+
+  api.get(
+    '/api/v1/verify/:code/credential',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        operationId: 'getVerifiedCredential',
+        tags: ['Verification'],
+        summary: 'The signed credential of a certificate, by its public code (no key)',
+        description:
+          'The same bytes as the owner reads. Shares the per-IP verify limit and does not count a verification.',
+        security: [],
+        params: Type.Object(
+          { code: Type.String({ description: 'The unique code; case-insensitive' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: credentialResponse, ...errorResponses(404, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const found = await credentials.credentialByCode(checkedCode(request.params.code));
+      if (!found) throw new NotFoundError('Credential');
+      return reply.type(CREDENTIAL_MEDIA).header('Cache-Control', 'public, max-age=300').send(found.body);
+    },
+  );
+
+  const issuer = Type.Object({ accountId: Uuid }, { additionalProperties: false });
+  // Outside /api/v1: documents of the issuer's identity for any verifier, public and cacheable.
+  app.get<{ Params: { accountId: string } }>(
+    '/issuers/:accountId/did.json',
+    { config: { access: { kind: 'verify' } }, schema: { hide: true, params: issuer } },
+    async (request, reply) => {
+      const doc = await credentials.didDocument(request.params.accountId.toLowerCase());
+      return reply
+        .type('application/did+json')
+        .header('Cache-Control', 'public, max-age=300')
+        .header('Access-Control-Allow-Origin', '*')
+        .send(JSON.stringify(doc));
+    },
+  );
+
+  app.get<{ Params: { accountId: string; n: string } }>(
+    '/issuers/:accountId/status/:n',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        hide: true,
+        params: Type.Object(
+          { accountId: Uuid, n: Type.String({ pattern: '^(0|[1-9][0-9]{0,5})$' }) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = await credentials.statusList(
+        request.params.accountId.toLowerCase(),
+        Number(request.params.n),
+      );
+      return reply
+        .type(CREDENTIAL_MEDIA)
+        .header('Cache-Control', 'public, max-age=60')
+        .header('Access-Control-Allow-Origin', '*')
+        .send(body);
+    },
+  );
+}

@@ -1,0 +1,262 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { Db, Queryable } from '../../platform/db/db.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { uuidv7 } from '../../platform/ids.js';
+import { VC_V2 } from '../../platform/proof/contexts.js';
+import { signDocument, signFromTemplate, type Signer } from '../../platform/proof/data-integrity.js';
+import type { KeyVault } from '../../platform/proof/key-vault.js';
+import { ed25519PublicKeyMultibase } from '../../platform/proof/multibase.js';
+import { compileRdfTemplate, type RdfTemplate } from '../../platform/proof/rdf-template.js';
+import { findAccount } from '../accounts/accounts.repository.js';
+import * as credentialsRepo from './credentials.repository.js';
+import { issuerDid, keyMethodId, statusListUrl } from './issuer-identity.js';
+import { CREDENTIAL_SHAPE, openBadgeCredential } from './open-badge.js';
+import * as keysRepo from './signing-keys.repository.js';
+import * as lists from './status-lists.repository.js';
+
+// What a certificate's credential says, beyond what the service knows of its account.
+export interface CredentialSubject {
+  certificateId: string;
+  recipientName: string;
+  recipientEmail: string;
+  title: string;
+}
+
+export interface SigningKeyView {
+  id: string;
+  verificationMethod: string;
+  publicKeyMultibase: string;
+  createdAt: string;
+  retiredAt: string | null;
+  current: boolean;
+}
+
+export class SigningNotConfiguredError extends Error {
+  constructor() {
+    super('SIGNING_KEYS_SECRET is not set: this process cannot sign credentials');
+  }
+}
+
+function rawPublicKey(key: KeyObject): Buffer {
+  return Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
+}
+
+export function createCredentialsService(deps: {
+  db: Db;
+  publicBaseUrl: string;
+  vault: KeyVault | undefined;
+  now: () => Date;
+}) {
+  const { db, publicBaseUrl } = deps;
+  const didOf = (accountId: string) => issuerDid(publicBaseUrl, accountId);
+  let shape: Promise<RdfTemplate> | undefined;
+  const credentialTemplate = () => (shape ??= compileRdfTemplate(CREDENTIAL_SHAPE));
+  // Opened private keys by key id: a key's bytes never change, only which key is current.
+  const opened = new Map<string, KeyObject>();
+
+  function vault(): KeyVault {
+    if (!deps.vault) throw new SigningNotConfiguredError();
+    return deps.vault;
+  }
+
+  function newKey(accountId: string) {
+    const id = uuidv7();
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
+    return { id, accountId, publicKey: rawPublicKey(publicKey), privateKey: vault().seal(pkcs8, id) };
+  }
+
+  function signerOf(row: keysRepo.SigningKeyRow): Signer {
+    let key = opened.get(row.id);
+    if (!key) {
+      key = createPrivateKey({ key: vault().open(row.private_key, row.id), format: 'der', type: 'pkcs8' });
+      opened.set(row.id, key);
+    }
+    const privateKey = key;
+    return {
+      verificationMethod: keyMethodId(didOf(row.account_id), row.id),
+      sign: (data) => sign(null, data, privateKey),
+    };
+  }
+
+  // The account's current key, made on first use (by whichever instance gets there first).
+  async function currentKey(q: Queryable, accountId: string): Promise<keysRepo.SigningKeyRow> {
+    let row = await keysRepo.currentKey(q, accountId);
+    if (!row) {
+      await keysRepo.insertFirstKey(db, newKey(accountId));
+      row = await keysRepo.currentKey(q, accountId);
+    }
+    return row!;
+  }
+
+  function keyView(row: keysRepo.SigningKeyRow): SigningKeyView {
+    return {
+      id: row.id,
+      verificationMethod: keyMethodId(didOf(row.account_id), row.id),
+      publicKeyMultibase: ed25519PublicKeyMultibase(row.public_key),
+      createdAt: row.created_at.toISOString(),
+      retiredAt: row.retired_at?.toISOString() ?? null,
+      current: row.retired_at === null,
+    };
+  }
+
+  // Status list credentials by (list, version, key): signed once per change, then served from memory.
+  const signedLists = new Map<string, Promise<Buffer>>();
+
+  return {
+    // A master key that does not open the stored keys is a configuration fault: refused at start.
+    async checkVault(): Promise<void> {
+      if (!deps.vault) return;
+      const { rows } = await db.query<keysRepo.SigningKeyRow>('SELECT * FROM signing_keys LIMIT 1');
+      if (rows[0]) deps.vault.open(rows[0].private_key, rows[0].id);
+    },
+
+    // Called before an issue's transaction, so that a first key is made outside it.
+    async prepare(accountId: string): Promise<void> {
+      vault();
+      await currentKey(db, accountId);
+      await credentialTemplate();
+    },
+
+    // Makes and signs the credentials of certificates being issued, in the issue's transaction:
+    // status entries, the Open Badges credential of each, signed by the current key, frozen.
+    async issue(
+      tx: Queryable,
+      issue: {
+        accountId: string;
+        accountName: string;
+        template: { id: string; name: string; description: string | null };
+        issuedAt: Date;
+        subjects: CredentialSubject[];
+      },
+    ): Promise<void> {
+      if (issue.subjects.length === 0) return;
+      const key = await currentKey(tx, issue.accountId);
+      const signer = signerOf(key);
+      const template = await credentialTemplate();
+      const entries = await lists.takeEntries(tx, issue.accountId, issue.subjects.length);
+      const issuedAt = issue.issuedAt.toISOString();
+      const did = didOf(issue.accountId);
+      const items: credentialsRepo.NewCredential[] = [];
+      for (const [i, subject] of issue.subjects.entries()) {
+        const entry = entries[i]!;
+        const { document, values } = openBadgeCredential({
+          certificateId: subject.certificateId,
+          issuedAt,
+          issuerDid: did,
+          issuerName: issue.accountName,
+          recipientName: subject.recipientName,
+          recipientEmail: subject.recipientEmail,
+          achievementId: `urn:uuid:${issue.template.id}`,
+          title: subject.title,
+          templateName: issue.template.name,
+          templateDescription: issue.template.description,
+          statusListUrl: statusListUrl(publicBaseUrl, issue.accountId, entry.list),
+          statusIndex: entry.index,
+        });
+        const signed = await signFromTemplate(document, template, values, signer, issuedAt);
+        items.push({
+          certificateId: subject.certificateId,
+          statusList: entry.list,
+          statusIndex: entry.index,
+          signingKeyId: key.id,
+          body: Buffer.from(JSON.stringify(signed, null, 2)),
+        });
+      }
+      await credentialsRepo.insertCredentials(tx, issue.accountId, items);
+    },
+
+    // Sets the certificate's revocation bit, in the revocation's transaction.
+    async revoke(tx: Queryable, accountId: string, certificateId: string): Promise<void> {
+      const entry = await credentialsRepo.statusEntryOf(tx, accountId, certificateId);
+      if (entry) await lists.setRevoked(tx, accountId, entry);
+    },
+
+    async credential(accountId: string, certificateId: string): Promise<Buffer | undefined> {
+      return credentialsRepo.readCredential(db, accountId, certificateId);
+    },
+
+    async credentialByCode(code: string) {
+      return credentialsRepo.credentialByCode(db, code);
+    },
+
+    issuerDid: didOf,
+
+    async didDocument(accountId: string) {
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Issuer');
+      if (deps.vault) await currentKey(db, accountId);
+      const did = didOf(accountId);
+      const keys = (await keysRepo.listKeys(db, accountId)).map(keyView);
+      return {
+        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+        id: did,
+        verificationMethod: keys.map((k) => ({
+          id: k.verificationMethod,
+          type: 'Multikey',
+          controller: did,
+          publicKeyMultibase: k.publicKeyMultibase,
+        })),
+        assertionMethod: keys.map((k) => k.verificationMethod),
+      };
+    },
+
+    // The signed BitstringStatusListCredential of list n, as bytes.
+    async statusList(accountId: string, n: number): Promise<Buffer> {
+      const list = await lists.readList(db, accountId, n);
+      if (!list) throw new NotFoundError('Status list');
+      const key = await currentKey(db, accountId);
+      const cacheKey = `${accountId}:${n}:${list.updatedAt.toISOString()}:${key.id}`;
+      let signed = signedLists.get(cacheKey);
+      if (!signed) {
+        const url = statusListUrl(publicBaseUrl, accountId, n);
+        const validFrom = list.updatedAt.toISOString();
+        signed = signDocument(
+          {
+            '@context': [VC_V2],
+            id: url,
+            type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+            issuer: didOf(accountId),
+            validFrom,
+            credentialSubject: {
+              id: `${url}#list`,
+              type: 'BitstringStatusList',
+              statusPurpose: 'revocation',
+              encodedList: `u${gzipSync(list.bits).toString('base64url')}`,
+            },
+          },
+          signerOf(key),
+          validFrom,
+        ).then((doc) => Buffer.from(JSON.stringify(doc)));
+        signed.catch(() => signedLists.delete(cacheKey));
+        if (signedLists.size >= 256) signedLists.delete(signedLists.keys().next().value!);
+        signedLists.set(cacheKey, signed);
+      }
+      return signed;
+    },
+
+    async listKeys(accountId: string): Promise<SigningKeyView[]> {
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
+      return (await keysRepo.listKeys(db, accountId)).map(keyView);
+    },
+
+    // A new current key: credentials issued from now on, on every instance, are signed with it;
+    // the retired one stays in the DID document, so what it signed keeps verifying.
+    async rotate(accountId: string): Promise<SigningKeyView> {
+      if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
+      const key = newKey(accountId);
+      await db.transaction((tx) => keysRepo.rotateKey(tx, key, deps.now()));
+      return keyView((await keysRepo.currentKey(db, accountId))!);
+    },
+
+    // The public key of a stored key, for tests and the CLI (never the private one).
+    publicKeyOf(row: keysRepo.SigningKeyRow): KeyObject {
+      return createPublicKey({
+        key: { kty: 'OKP', crv: 'Ed25519', x: row.public_key.toString('base64url') },
+        format: 'jwk',
+      });
+    },
+  };
+}
+
+export type CredentialsService = ReturnType<typeof createCredentialsService>;
