@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import path from 'node:path';
@@ -27,6 +28,9 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+// One master key for the signing keys of a bench run, shared by its servers and its setup.
+const BENCH_SIGNING_KEYS_SECRET = randomBytes(32).toString('hex');
+
 // `certsvc serve --no-worker` on a free loopback port, on the given database, with the limits raised
 // so that the limiter never refuses a bench request (RATE_LIMIT_MAX).
 export async function startServer(env: Record<string, string | undefined>): Promise<BenchServer> {
@@ -43,6 +47,7 @@ export async function startServer(env: Record<string, string | undefined>): Prom
         PORT: String(port),
         LOG_LEVEL: 'warn',
         RATE_LIMIT_MAX: '1000000',
+        SIGNING_KEYS_SECRET: BENCH_SIGNING_KEYS_SECRET,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -127,6 +132,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    SIGNING_KEYS_SECRET: BENCH_SIGNING_KEYS_SECRET,
   });
   const deps = await createDeps(config, { logger: createLogger({ ...config, logLevel: 'warn' }) });
   return {

@@ -101,7 +101,8 @@ export async function createDeps(
   const vault = masterKey ? createKeyVault(masterKey) : undefined;
   const services = createServices({ config, db, logger, now, metrics, vault });
   try {
-    await services.credentials.checkVault();
+    // Before `certsvc migrate` has run, there is no table of keys to check.
+    if (opts.migrate !== false) await services.credentials.checkVault();
   } catch (err) {
     await db.close();
     await embedded?.release();

@@ -1,69 +1,14 @@
-import type { ParseArgsConfig } from 'node:util';
-import type { Config } from '../config.js';
-import { prepareDatabase, type Deps } from '../deps.js';
+import { prepareDatabase } from '../deps.js';
 import { appliedMigrations } from '../platform/db/migrate.js';
-import { UUID_PATTERN } from '../platform/ids.js';
+import { date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
-import { CliError, print, type Io } from './output.js';
-import { checkPublicBaseUrl, serve } from './serve.js';
+import { CliError, print } from './output.js';
+import { signingKeyCommands } from './signing-key.commands.js';
+import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
 import { previewTemplate } from './preview.js';
 
-export interface CommandContext {
-  config: Config;
-  io: Io;
-  json: boolean;
-  values: Record<string, string | boolean | undefined>;
-  args: string[];
-  deps?: Deps;
-}
-
-export interface Command {
-  path: string[];
-  usage: string;
-  positionals: string[];
-  options?: ParseArgsConfig['options'];
-  needsDb?: boolean;
-  /** Checks made before anything is opened or created (a refusal leaves no trace). */
-  precheck?(config: Config): void;
-  run(ctx: CommandContext): Promise<number | void>;
-}
-
-const uuid = new RegExp(UUID_PATTERN);
-function id(value: string | undefined, what: string): string {
-  if (!value || !uuid.test(value)) throw new CliError(`${what} must be a UUID, got "${value ?? ''}"`, 2);
-  return value.toLowerCase();
-}
-
-function required(ctx: CommandContext, name: string): string {
-  const v = ctx.values[name];
-  if (typeof v !== 'string' || v.trim() === '') throw new CliError(`--${name} is required`, 2);
-  return v;
-}
-
-// A calendar date (UTC midnight) or a timestamp with Z or an offset; impossible dates such as
-// 2026-02-30 are refused rather than rolled over into the next month.
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-function date(value: string | boolean | undefined, name: string): Date | undefined {
-  if (typeof value !== 'string') return undefined;
-  const m = ISO_DATE.exec(value);
-  const d = new Date(value);
-  const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-  if (
-    !m ||
-    Number.isNaN(d.getTime()) ||
-    day!.getUTCDate() !== Number(m[3]) ||
-    day!.getUTCMonth() !== Number(m[2]) - 1
-  ) {
-    throw new CliError(
-      `--${name} must be an ISO 8601 date (2026-01-31) or timestamp (2026-01-31T09:00:00Z), got "${value}"`,
-      2,
-    );
-  }
-  return d;
-}
-
-const deps = (ctx: CommandContext) => ctx.deps!;
+export type { Command, CommandContext } from './command.js';
 
 export const commands: Command[] = [
   {
@@ -71,7 +16,10 @@ export const commands: Command[] = [
     usage: 'serve [--no-worker]',
     positionals: [],
     options: { 'no-worker': { type: 'boolean' } },
-    precheck: checkPublicBaseUrl,
+    precheck: (config) => {
+      checkPublicBaseUrl(config);
+      checkSigningSecret(config);
+    },
     run: (ctx) => serve(deps(ctx), { worker: ctx.values['no-worker'] !== true, io: ctx.io, json: ctx.json }),
   },
   {
@@ -343,4 +291,5 @@ export const commands: Command[] = [
       print(ctx.io, ctx.json, { id: demo.account.id, ...demo }, demoLines(demo));
     },
   },
+  ...signingKeyCommands,
 ];

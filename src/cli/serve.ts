@@ -35,6 +35,17 @@ export function checkPublicBaseUrl(config: Config): void {
   );
 }
 
+// A server signs every certificate it issues: with its own database it needs the master key that
+// seals the signing keys, the same on every instance (the embedded default makes one itself).
+export function checkSigningSecret(config: Config): void {
+  if (config.databaseUrl === undefined || config.signingKeysSecret !== undefined) return;
+  throw new CliError(
+    'DATABASE_URL is set but SIGNING_KEYS_SECRET is not: the server signs every certificate it issues with keys ' +
+      'sealed under that secret. Make one with `openssl rand -hex 32`, give the same value to every instance, keep it ' +
+      'apart from the database backups (docs/proof.md), and start again.',
+  );
+}
+
 // Runs until SIGTERM or SIGINT: the HTTP server and/or the email worker. Then drains (docs/operations.md,
 // Shutdown): the server stops accepting, tells kept-alive clients Connection: close, finishes the
 // requests in flight, the worker hands back its leases, and the process exits; past

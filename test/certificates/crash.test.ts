@@ -7,7 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createDeps, createLogger, type Deps } from '../../src/deps.js';
-import { createTenant, testConfig, testDatabaseUrl, type Tenant } from '../helpers/app.js';
+import {
+  createTenant,
+  TEST_SIGNING_KEYS_SECRET,
+  testConfig,
+  testDatabaseUrl,
+  type Tenant,
+} from '../helpers/app.js';
 import { recipients } from './support.js';
 import { freePort } from '../../src/platform/net.js';
 
@@ -37,6 +43,7 @@ async function startServer(
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
+      SIGNING_KEYS_SECRET: TEST_SIGNING_KEYS_SECRET,
       DATABASE_URL: crashUrl,
       DATA_DIR: dataDir,
       PORT: String(port),
@@ -97,6 +104,7 @@ async function state() {
     certificates: number;
     with_pdf: number;
     without_pdf: number;
+    without_credential: number;
     used: number;
   }>(
     `SELECT (SELECT count(*)::int FROM certificates WHERE account_id = $1) AS certificates,
@@ -104,6 +112,8 @@ async function state() {
               WHERE c.account_id = $1 AND length(p.pdf) > 0) AS with_pdf,
             (SELECT count(*)::int FROM certificates c WHERE NOT EXISTS
               (SELECT 1 FROM certificate_pdfs p WHERE p.certificate_id = c.id)) AS without_pdf,
+            (SELECT count(*)::int FROM certificates c WHERE c.account_id = $1 AND NOT EXISTS
+              (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)) AS without_credential,
             (SELECT coalesce(sum(used), 0)::int FROM usage_periods WHERE account_id = $1) AS used`,
     [tenant.accountId],
   );
@@ -157,6 +167,7 @@ async function crashRound(
     `# ${label}: ${answered.length}/${outcomes.length} batches answered, ${s.certificates} certificates in total`,
   );
   assert.equal(s.without_pdf, 0, `${label}: no certificate without its PDF`);
+  assert.equal(s.without_credential, 0, `${label}: no certificate without its signed credential`);
   assert.equal(s.with_pdf, s.certificates, `${label}: every certificate has a non-empty PDF`);
   assert.equal(s.used, s.certificates, `${label}: quota used equals the certificates that exist`);
   return s;
@@ -198,6 +209,7 @@ describe('crash in the middle of batches', () => {
       const final = await state();
       assert.equal(final.certificates, before.certificates + 10);
       assert.equal(final.without_pdf, 0);
+      assert.equal(final.without_credential, 0);
       assert.equal(final.used, final.certificates);
       assert.equal(usage.data.certificates.used, final.certificates);
     } finally {

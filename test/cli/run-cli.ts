@@ -3,6 +3,8 @@ import path from 'node:path';
 
 // Runs the real `certsvc` command (bin/certsvc.js) as a child process, from the repository root.
 
+import { TEST_SIGNING_KEYS_SECRET } from '../helpers/app.js';
+
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 export const BIN = path.join(REPO_ROOT, 'bin/certsvc.js');
 
@@ -14,7 +16,12 @@ export interface CliResult {
 }
 
 export function cliEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    SIGNING_KEYS_SECRET: TEST_SIGNING_KEYS_SECRET,
+    ...extra,
+  };
   // Keep the parent's service settings out of the child unless given explicitly.
   for (const name of ['REDIS_URL', 'SMTP_URL', 'PUBLIC_BASE_URL', 'PORT'] as const) {
     if (!(name in extra)) delete env[name];

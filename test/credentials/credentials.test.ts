@@ -9,13 +9,7 @@ import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import { createApp } from '../../src/app.js';
 import { createDeps, createLogger } from '../../src/deps.js';
 import { createKeyVault } from '../../src/platform/proof/key-vault.js';
-import {
-  createTenant,
-  issueCertificate,
-  testConfig,
-  type Tenant,
-  type TestApp,
-} from '../helpers/app.js';
+import { createTenant, issueCertificate, testConfig, type Tenant, type TestApp } from '../helpers/app.js';
 import { worldNames } from '../helpers/world-names.js';
 import { referenceLoader, referenceVerify } from './reference.js';
 

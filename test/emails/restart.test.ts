@@ -4,7 +4,13 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import {
+  createTenant,
+  startTestApp,
+  TEST_SIGNING_KEYS_SECRET,
+  type Tenant,
+  type TestApp,
+} from '../helpers/app.js';
 import { startSmtpServer, type TestSmtpServer } from './smtp-test-server.js';
 import { codeInMessage, createFreshDatabase, freePort, waitFor, type FreshDatabase } from './support.js';
 
@@ -48,6 +54,7 @@ async function startServer(port: number): Promise<{ child: ChildProcess; output:
     env: {
       ...process.env,
       DATABASE_URL: db.url,
+      SIGNING_KEYS_SECRET: TEST_SIGNING_KEYS_SECRET,
       DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'certsvc-restart-')),
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -182,6 +182,7 @@ export function createCredentialsService(deps: {
     },
 
     issuerDid: didOf,
+    canSign: deps.vault !== undefined,
 
     async didDocument(accountId: string) {
       if (!(await findAccount(db, accountId))) throw new NotFoundError('Issuer');
