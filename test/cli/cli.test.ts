@@ -98,6 +98,8 @@ describe('certsvc: help and migrate', () => {
       'template preview',
       'user create',
       'demo',
+      'signing-key list',
+      'signing-key rotate',
     ]) {
       assert.ok(r.stdout.includes(`  ${c}`), `help lists ${c}`);
     }

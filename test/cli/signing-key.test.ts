@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  createTenant,
+  issueCertificate,
+  startTestApp,
+  testDatabaseUrl,
+  type TestApp,
+} from '../helpers/app.js';
+import { cliEnv, runCli } from './run-cli.js';
+
+// certsvc signing-key: list shows public keys only; rotate switches every instance at once.
+
+let dataDir: string;
+let apps: TestApp[];
+
+before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'certsvc-signing-key-'));
+  apps = await Promise.all([startTestApp(), startTestApp(), startTestApp()]);
+});
+after(async () => {
+  await Promise.all(apps.map((a) => a.close()));
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const env = () =>
+  cliEnv({ DATABASE_URL: testDatabaseUrl(), DATA_DIR: dataDir, PUBLIC_BASE_URL: 'http://certs.test' });
+
+async function methodOf(t: TestApp, auth: { authorization: string }, id: string): Promise<string> {
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/certificates/${id}/credential`,
+    headers: auth,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().proof.verificationMethod;
+}
+
+describe('certsvc signing-key', () => {
+  it('rotate makes three running instances sign with the new key at once; list shows both', async () => {
+    const tenant = await createTenant(apps[0]!.deps);
+    const before = await Promise.all(
+      apps.map(async (t) => methodOf(t, tenant.auth, (await issueCertificate(t.app, tenant)).id)),
+    );
+    assert.equal(new Set(before).size, 1, 'one key before');
+
+    const rotated = await runCli(['signing-key', 'rotate', tenant.accountId, '--json'], env());
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const key = JSON.parse(rotated.stdout) as { id: string; verificationMethod: string; current: boolean };
+    assert.equal(key.current, true);
+    assert.doesNotMatch(rotated.stdout, /private/i);
+
+    const after = await Promise.all(
+      apps.map(async (t) => methodOf(t, tenant.auth, (await issueCertificate(t.app, tenant)).id)),
+    );
+    assert.deepEqual(after, [key.verificationMethod, key.verificationMethod, key.verificationMethod]);
+
+    const list = await runCli(['signing-key', 'list', tenant.accountId, '--json'], env());
+    assert.equal(list.code, 0, list.stderr);
+    const listed = JSON.parse(list.stdout) as {
+      did: string;
+      data: { current: boolean; publicKeyMultibase: string }[];
+    };
+    assert.equal(listed.did, `did:web:certs.test:issuers:${tenant.accountId}`);
+    assert.deepEqual(
+      listed.data.map((k) => k.current),
+      [false, true],
+    );
+    for (const k of listed.data) assert.match(k.publicKeyMultibase, /^z6Mk/);
+    const text = await runCli(['signing-key', 'list', tenant.accountId], env());
+    assert.match(text.stdout, /retired/);
+  });
+
+  it('rotate without SIGNING_KEYS_SECRET says so; serve with DATABASE_URL and no secret refuses to start', async () => {
+    const tenant = await createTenant(apps[0]!.deps);
+    const noSecret = cliEnv({
+      DATABASE_URL: testDatabaseUrl(),
+      DATA_DIR: dataDir,
+      SIGNING_KEYS_SECRET: undefined,
+    });
+    const rotate = await runCli(['signing-key', 'rotate', tenant.accountId], noSecret);
+    assert.notEqual(rotate.code, 0);
+    assert.match(rotate.stderr, /SIGNING_KEYS_SECRET is not set/);
+    const serve = await runCli(['serve'], noSecret);
+    assert.notEqual(serve.code, 0);
+    assert.match(serve.stderr, /DATABASE_URL is set but SIGNING_KEYS_SECRET is not/);
+    const bad = await runCli(['serve'], { ...noSecret, SIGNING_KEYS_SECRET: 'short' });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /SIGNING_KEYS_SECRET must be 32 random bytes/);
+  });
+});
