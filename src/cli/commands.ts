@@ -4,7 +4,7 @@ import { date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
 import { CliError, print } from './output.js';
-import { signingKeyCommands } from './signing-key.commands.js';
+import { proofCommands } from './proof.commands.js';
 import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
 import { previewTemplate } from './preview.js';
 
@@ -291,5 +291,5 @@ export const commands: Command[] = [
       print(ctx.io, ctx.json, { id: demo.account.id, ...demo }, demoLines(demo));
     },
   },
-  ...signingKeyCommands,
+  ...proofCommands,
 ];

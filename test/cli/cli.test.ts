@@ -100,6 +100,7 @@ describe('certsvc: help and migrate', () => {
       'demo',
       'signing-key list',
       'signing-key rotate',
+      'credentials backfill',
     ]) {
       assert.ok(r.stdout.includes(`  ${c}`), `help lists ${c}`);
     }

@@ -10,6 +10,7 @@ import {
   testDatabaseUrl,
   type TestApp,
 } from '../helpers/app.js';
+import { referenceVerify } from '../credentials/reference.js';
 import { cliEnv, runCli } from './run-cli.js';
 
 // certsvc signing-key: list shows public keys only; rotate switches every instance at once.
@@ -90,5 +91,63 @@ describe('certsvc signing-key', () => {
     const bad = await runCli(['serve'], { ...noSecret, SIGNING_KEYS_SECRET: 'short' });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /SIGNING_KEYS_SECRET must be 32 random bytes/);
+  });
+
+  it('credentials backfill gives older certificates their credential once, revoked ones their bit', async () => {
+    const t = apps[0]!;
+    const tenant = await createTenant(t.deps);
+    const kept = await issueCertificate(t.app, tenant);
+    const revoked = await issueCertificate(t.app, tenant);
+    const revoke = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/certificates/${revoked.id}/revoke`,
+      headers: tenant.auth,
+      payload: {},
+    });
+    assert.equal(revoke.statusCode, 200);
+    // As if issued before credentials existed.
+    await t.deps.db.query('DELETE FROM credentials WHERE certificate_id = ANY($1)', [[kept.id, revoked.id]]);
+    const none = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/certificates/${kept.id}/credential`,
+      headers: tenant.auth,
+    });
+    assert.equal(none.statusCode, 404);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: `/api/v1/verify/${kept.uniqueCode}` })).json().data.signed,
+      false,
+    );
+
+    const first = await runCli(['credentials', 'backfill', '--json'], env());
+    assert.equal(first.code, 0, first.stderr);
+    assert.ok((JSON.parse(first.stdout) as { made: number }).made >= 2);
+    const again = await runCli(['credentials', 'backfill', '--json'], env());
+    assert.equal(JSON.parse(again.stdout).made, 0, 'resumable: nothing twice');
+
+    const resolve = async () => t.deps.services.credentials.didDocument(tenant.accountId);
+    const issued = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/certificates/${kept.id}`, headers: tenant.auth })
+    ).json().data;
+    const credential = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/certificates/${kept.id}/credential`,
+        headers: tenant.auth,
+      })
+    ).json();
+    assert.equal(credential.validFrom, issued.issuedAt, 'validFrom is the issue time');
+    assert.equal((await referenceVerify(credential, resolve)).verified, true);
+    const revokedCredential = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/certificates/${revoked.id}/credential`,
+        headers: tenant.auth,
+      })
+    ).json();
+    const { rows } = await t.deps.db.query<{ bit: number }>(
+      `SELECT get_bit(bits, ($2::int / 8) * 8 + 7 - ($2::int % 8)) AS bit FROM status_lists WHERE account_id = $1 AND n = $3`,
+      [tenant.accountId, Number(revokedCredential.credentialStatus.statusListIndex), 0],
+    );
+    assert.equal(rows[0]!.bit, 1, 'the revoked certificate is revoked in its status list');
   });
 });

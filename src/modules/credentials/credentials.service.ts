@@ -21,6 +21,8 @@ export interface CredentialSubject {
   recipientName: string;
   recipientEmail: string;
   title: string;
+  // The certificate's own issue time when it differs from the issue's (the backfill).
+  issuedAt?: Date;
 }
 
 export interface SigningKeyView {
@@ -136,14 +138,14 @@ export function createCredentialsService(deps: {
       const signer = signerOf(key);
       const template = await credentialTemplate();
       const entries = await lists.takeEntries(tx, issue.accountId, issue.subjects.length);
-      const issuedAt = issue.issuedAt.toISOString();
+      const signedAt = issue.issuedAt.toISOString();
       const did = didOf(issue.accountId);
       const items: credentialsRepo.NewCredential[] = [];
       for (const [i, subject] of issue.subjects.entries()) {
         const entry = entries[i]!;
         const { document, values } = openBadgeCredential({
           certificateId: subject.certificateId,
-          issuedAt,
+          issuedAt: (subject.issuedAt ?? issue.issuedAt).toISOString(),
           issuerDid: did,
           issuerName: issue.accountName,
           recipientName: subject.recipientName,
@@ -155,7 +157,7 @@ export function createCredentialsService(deps: {
           statusListUrl: statusListUrl(publicBaseUrl, issue.accountId, entry.list),
           statusIndex: entry.index,
         });
-        const signed = await signFromTemplate(document, template, values, signer, issuedAt);
+        const signed = await signFromTemplate(document, template, values, signer, signedAt);
         items.push({
           certificateId: subject.certificateId,
           statusList: entry.list,
@@ -165,6 +167,67 @@ export function createCredentialsService(deps: {
         });
       }
       await credentialsRepo.insertCredentials(tx, issue.accountId, items);
+    },
+
+    // Certificates issued before credentials existed get theirs, once, `batch` at a time in one
+    // transaction each: validFrom their issue time, frozen from then on; a revoked one gets its bit.
+    // Safe beside a live service and resumable: the rows are locked (SKIP LOCKED) and re-checked.
+    async backfill(batch = 500): Promise<{ made: number }> {
+      vault();
+      await credentialTemplate();
+      let made = 0;
+      for (;;) {
+        const done = await db.transaction(async (tx) => {
+          const { rows } = await tx.query<{
+            id: string;
+            account_id: string;
+            account_name: string;
+            template_id: string;
+            template_name: string;
+            template_description: string | null;
+            recipient_name: string;
+            recipient_email: string;
+            title: string;
+            issued_at: Date;
+            status: string;
+          }>(
+            `SELECT c.id, c.account_id, a.name AS account_name, c.template_id, t.name AS template_name,
+                    t.description AS template_description, c.recipient_name, c.recipient_email, c.title,
+                    c.issued_at, c.status
+               FROM certificates c JOIN accounts a ON a.id = c.account_id JOIN templates t ON t.id = c.template_id
+              WHERE c.status <> 'Draft' AND NOT EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)
+              ORDER BY c.account_id, c.id LIMIT $1 FOR UPDATE OF c SKIP LOCKED`,
+            [batch],
+          );
+          if (rows.length === 0) return true;
+          const byIssue = new Map<string, typeof rows>();
+          for (const r of rows) {
+            const k = `${r.account_id}:${r.template_id}`;
+            byIssue.set(k, [...(byIssue.get(k) ?? []), r]);
+          }
+          for (const group of byIssue.values()) {
+            const first = group[0]!;
+            await currentKey(db, first.account_id);
+            await this.issue(tx, {
+              accountId: first.account_id,
+              accountName: first.account_name,
+              template: { id: first.template_id, name: first.template_name, description: first.template_description },
+              issuedAt: deps.now(),
+              subjects: group.map((r) => ({
+                certificateId: r.id,
+                recipientName: r.recipient_name,
+                recipientEmail: r.recipient_email,
+                title: r.title,
+                issuedAt: r.issued_at,
+              })),
+            });
+            for (const r of group) if (r.status === 'Revoked') await this.revoke(tx, r.account_id, r.id);
+          }
+          made += rows.length;
+          return false;
+        });
+        if (done) return { made };
+      }
     },
 
     // Sets the certificate's revocation bit, in the revocation's transaction.

@@ -2,8 +2,8 @@ import type { SigningKeyView } from '../modules/credentials/credentials.service.
 import { deps, id, type Command, type CommandContext } from './command.js';
 import { CliError, print } from './output.js';
 
-// The accounts' signing keys (docs/proof.md): list them, rotate to a new one. Private keys never
-// leave the database sealed; these commands show public keys and fingerprints only.
+// Portable proof (docs/proof.md): the accounts' signing keys (list, rotate; public keys only, the
+// private ones never leave the database sealed) and the credentials backfill.
 
 function line(k: SigningKeyView): string {
   return `${k.id}  ${k.current ? 'current' : `retired ${k.retiredAt}`}  created ${k.createdAt}  ${k.publicKeyMultibase}`;
@@ -18,7 +18,7 @@ function needsSecret(ctx: CommandContext): void {
   }
 }
 
-export const signingKeyCommands: Command[] = [
+export const proofCommands: Command[] = [
   {
     path: ['signing-key', 'list'],
     usage: 'signing-key list ACCOUNT_ID',
@@ -43,6 +43,20 @@ export const signingKeyCommands: Command[] = [
       print(ctx.io, ctx.json, key, [
         `New current signing key ${key.id} (${key.publicKeyMultibase})`,
         'Credentials issued from now on use it, on every instance; those signed before keep verifying.',
+      ]);
+    },
+  },
+  {
+    path: ['credentials', 'backfill'],
+    usage: 'credentials backfill',
+    positionals: [],
+    async run(ctx) {
+      needsSecret(ctx);
+      const { made } = await deps(ctx).services.credentials.backfill();
+      print(ctx.io, ctx.json, { made }, [
+        made === 0
+          ? 'Every certificate has its credential'
+          : `Made and signed ${made} credential(s) for certificates issued before credentials existed`,
       ]);
     },
   },
