@@ -524,6 +524,40 @@ describe('verification page through the app', { skip }, () => {
     }
   });
 
+  it('says the certificate is digitally signed, by whom, links the credential, and checks a credential file', async () => {
+    const cert = await issue('Grace Hopper');
+    const credentialRes = await api('GET', `/certificates/${cert.id}/credential`);
+    assert.equal(credentialRes.status, 200);
+    const credential = Buffer.from(await credentialRes.arrayBuffer());
+    const opened = await openPage(browser, `${base}/verify/${cert.uniqueCode}`);
+    try {
+      const { page } = opened;
+      const signature = await page.innerText('#signature');
+      assert.match(signature, /Signed by Babbage Academy as an Open Badges 3\.0 credential/);
+      assert.match(signature, new RegExp(`did:web:certs\\.test:issuers:${tenant.accountId}`));
+      const href = await page.getAttribute('#credential-link', 'href');
+      assert.equal(href, `http://certs.test/api/v1/verify/${cert.uniqueCode}/credential`);
+      const same = await fetch(href!.replace('http://certs.test', base));
+      assert.deepEqual(
+        Buffer.from(await same.arrayBuffer()),
+        credential,
+        'the link serves the frozen credential',
+      );
+
+      const match = await checkFile(page, credential, 'input', 'credential.json');
+      assert.equal(match.result, 'match');
+      assert.match(match.message, /matches the original signed credential/);
+      const edited = Buffer.from(credential.toString().replace('Grace Hopper', 'Grace Hoppex'));
+      const mismatch = await checkFile(page, edited, 'drop', 'credential.json');
+      assert.equal(mismatch.result, 'mismatch');
+      assert.match(mismatch.message, /does not match the original/);
+      assert.deepEqual(await opened.cspViolations(), []);
+      assert.deepEqual(opened.errors, []);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('serves the page with its CSP and a 404 page for an unknown or malformed code', async () => {
     const cert = await issue('Grace Hopper');
     const res = await fetch(`${base}/verify/${cert.uniqueCode.toLowerCase()}`);

@@ -19,6 +19,7 @@ export function verifyPageClient(): void {
   const detail = document.getElementById('pdf-check-detail');
   if (!section || !input || !zone || !result || !message || !detail) return;
   const expected = (section.getAttribute('data-pdf-sha256') || '').toLowerCase();
+  const credential = (section.getAttribute('data-credential-sha256') || '').toLowerCase();
   const revoked = section.getAttribute('data-revoked') === 'true';
   let latest = 0;
 
@@ -123,7 +124,28 @@ export function verifyPageClient(): void {
       if (run !== latest) return;
       result!.setAttribute('data-sha256', hash);
       result!.setAttribute('data-engine', engine);
-      if (hash === expected) {
+      const isCredential = /\.json$/i.test(file.name) || /json/.test(file.type);
+      if (isCredential) {
+        if (credential && hash === credential) {
+          show(
+            'match',
+            'This credential matches the original signed credential.',
+            revoked
+              ? 'It is the credential that was issued, but the certificate has since been revoked.'
+              : 'It is exactly the credential that was issued (' + file.name + ').',
+          );
+        } else {
+          show(
+            'mismatch',
+            'This credential does not match the original: it is not the file that was issued.',
+            credential
+              ? 'The file \u201c' +
+                  file.name +
+                  '\u201d may have been edited, or belongs to another certificate.'
+              : 'This certificate was issued before certificates carried a signed credential.',
+          );
+        }
+      } else if (hash === expected) {
         show(
           'match',
           'This PDF matches the original certificate.',

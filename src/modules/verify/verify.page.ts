@@ -12,7 +12,7 @@ import { FONT_STACK, nameFontFaces } from './name-fonts.js';
 // that may be written right to left is isolated with dir="auto" (<bdi> inside sentences).
 
 // The page shows exactly what the JSON verification answers.
-export type VerifyView = Verification;
+export type VerifyView = Verification & { credentialSha256?: string | null };
 
 const STYLE = `
 ${nameFontFaces('fonts/')}
@@ -157,6 +157,14 @@ const TITLES: Record<PageState, string> = {
   unknown: 'Certificate not valid',
 };
 
+// Whether the certificate carries a signed credential, by whom, and where to get it.
+function signature(view: VerifyView): string {
+  if (!view.signed || !view.credentialUrl || !view.issuerDid) {
+    return 'Not digitally signed: issued before this service signed its certificates.';
+  }
+  return `Signed by <bdi>${escapeHtml(view.issuerName)}</bdi> as an Open Badges 3.0 credential that any standard verifier can check, with or without this site. <span class="did">Issuer: <code>${escapeHtml(view.issuerDid)}</code></span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">Download the signed credential</a>`;
+}
+
 export function renderVerifyPage(view: VerifyView): string {
   const state = stateOf(view);
   const details = [
@@ -166,6 +174,7 @@ export function renderVerifyPage(view: VerifyView): string {
     row('Issued by', escapeHtml(view.issuerName), 'issuer-name', '', true),
     row('Issued on', time(view.issuedAt), 'issued-at'),
     row('Certificate code', escapeHtml(view.uniqueCode), 'unique-code', 'code'),
+    row('Digital signature', signature(view), 'signature', 'plain'),
   ].join('\n');
   const body = `<article class="card">
 ${banner(view, state)}
@@ -173,13 +182,13 @@ ${banner(view, state)}
 ${details}
 </dl>
 </article>
-<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-revoked="${state === 'revoked'}">
+<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-credential-sha256="${escapeHtml(view.credentialSha256 ?? '')}" data-revoked="${state === 'revoked'}">
 <h2 id="pdf-check-title">Check a PDF</h2>
-<p>Have a copy of this certificate? Check that it is the original file. The PDF is checked on your device and never leaves your browser.</p>
+<p>Have a copy of this certificate, or of its signed credential? Check that it is the original file. The file is checked on your device and never leaves your browser.</p>
 <label class="drop" id="pdf-drop" for="pdf-file">
-<strong>Drop the PDF here</strong>
+<strong>Drop the PDF or the credential here</strong>
 <span>or choose a file</span>
-<input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf">
+<input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf,application/json,application/vc,.json">
 </label>
 <div class="result" id="pdf-check-result" role="status" aria-live="polite" hidden>
 <p class="msg" id="pdf-check-message"></p>

@@ -12,7 +12,7 @@ export interface VerificationRow {
   issuer_name: string;
   sha256: string;
   account_id: string;
-  has_credential: boolean;
+  credential_sha256: string | null;
 }
 
 // The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
@@ -35,7 +35,7 @@ export async function findForVerification(
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
                 t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id,
-                EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential`,
+                (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256`,
     values: [code, count],
   });
   return rows[0];

@@ -23,10 +23,15 @@ export function checkedCode(input: string): string {
 export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
   return {
     // `count` is false for HEAD: only real verifications count.
-    async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification> {
+    // credentialSha256 is for the page's drop zone; the JSON answer's schema leaves it out.
+    async verify(
+      input: string,
+      opts: { count?: boolean } = {},
+    ): Promise<Verification & { credentialSha256: string | null }> {
       const code = checkedCode(input);
       const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
+      const signedRow = row.credential_sha256 !== null;
       return {
         valid: row.status === 'Issued',
         status: row.status,
@@ -40,11 +45,10 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         issuerName: row.issuer_name,
         verificationUrl: verificationUrl(deps.publicBaseUrl, row.unique_code),
         pdfSha256: row.sha256,
-        signed: row.has_credential,
-        issuerDid: row.has_credential ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
-        credentialUrl: row.has_credential
-          ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential`
-          : null,
+        signed: signedRow,
+        credentialSha256: row.credential_sha256,
+        issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
+        credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,
       };
     },
   };
