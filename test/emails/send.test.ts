@@ -162,6 +162,8 @@ describe('POST /certificates/:id/send', () => {
       assert.ok(content?.includes('Ada Lovelace'), `${part} names the recipient`);
       assert.ok(content?.includes('Graph Theory'), `${part} names what was earned`);
       assert.ok(content?.includes(cert.verificationUrl), `${part} carries the verification URL`);
+      const credentialUrl = cert.verificationUrl.replace('/verify/', '/api/v1/verify/') + '/credential';
+      assert.ok(content?.includes(credentialUrl), `${part} links the signed credential`);
     }
     assert.equal(parsed.attachments.length, 1);
     const [attachment] = parsed.attachments;

@@ -134,6 +134,9 @@ export function startEmailWorker(deps: {
         issuerName: job.issuer_name,
         verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
         uniqueCode: job.unique_code,
+        credentialUrl: job.has_credential
+          ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
+          : undefined,
         pdf: job.pdf,
       });
     } catch (err) {

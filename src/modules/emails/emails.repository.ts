@@ -63,6 +63,7 @@ export interface Job {
   recipient_email: string;
   recipient_name: string;
   unique_code: string;
+  has_credential: boolean;
   title: string;
   issuer_name: string;
   pdf: Buffer;
@@ -85,7 +86,8 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
        RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
-            c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf
+            c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
+            EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
        JOIN accounts a ON a.id = c.account_id

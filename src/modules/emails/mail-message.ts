@@ -42,6 +42,8 @@ export interface CertificateMessageInput {
   issuerName: string;
   verificationUrl: string;
   uniqueCode: string;
+  /** Where the signed Open Badges credential is served, when the certificate has one. */
+  credentialUrl?: string;
   pdf: Buffer;
 }
 
@@ -112,6 +114,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   const title = sanitizeHeaderText(input.title);
   const issuer = sanitizeHeaderText(input.issuerName);
   const url = checkedUrl(input.verificationUrl);
+  const credential = input.credentialUrl === undefined ? undefined : checkedUrl(input.credentialUrl);
   const from = parseMailAddress(input.from, 'sender');
   const to: MailAddress = { name: recipient, address: checkedAddress(input.to, 'recipient') };
 
@@ -126,6 +129,14 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
     '',
     `Certificate code: ${sanitizeHeaderText(input.uniqueCode)}`,
     '',
+    ...(credential
+      ? [
+          'It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet',
+          'or add to a profile, and that anyone can check without this site:',
+          credential,
+          '',
+        ]
+      : []),
   ].join('\r\n');
 
   const e = escapeHtml;
@@ -142,7 +153,7 @@ ${nameFontFaces(new URL('fonts/', url).href)}
 <p>The certificate is attached to this email as a PDF. Anyone can check that it is genuine at:<br>
 <a href="${e(url)}">${e(url)}</a></p>
 <p>Certificate code: ${e(sanitizeHeaderText(input.uniqueCode))}</p>
-</body></html>
+${credential ? `<p>It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet or add to a profile, and that anyone can check without this site: <a href="${e(credential)}">download the credential</a>.</p>\n` : ''}</body></html>
 `;
 
   return {
