@@ -1,4 +1,11 @@
+import { deflateSync } from 'node:zlib';
+
 // Small helpers for writing PDF syntax by hand.
+
+/** Compresses the data of a /FlateDecode stream. */
+export function flate(data: Buffer): Buffer {
+  return deflateSync(data);
+}
 
 /** A number as PDF writes it: at most 3 decimals, never exponent notation. */
 export function num(n: number): string {
