@@ -88,7 +88,7 @@ function run(version: Version, round: number, workload: Workload): void {
 
 const versions = [await load('this build', distOfThis)];
 if (against) versions.unshift(await load(`--against ${against}`, path.resolve(against)));
-for (const v of versions) for (let i = 0; i < 300; i++) v.render(values(1_000_000 + i, 'unique names')); // warm up
+for (const v of versions) for (let i = 0; i < 1000; i++) v.render(values(1_000_000 + i, 'unique names')); // warm up
 
 console.log(
   `renderer alone, one thread, ${count} certificates per round, ${rounds} rounds (CPU ms per certificate):`,

@@ -12,6 +12,7 @@ import { loadDesign, pdfText, values } from './pdf-helpers.js';
 // that it keeps dropping entries.
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const items0 = '2026-11-21T09:30:00.000Z';
 
 function corpus(): RenderValues[] {
   let state = 7;
@@ -85,6 +86,24 @@ describe('font stream cache', () => {
         assert.ok(text.includes(items[i]!.uniqueCode), `code of document ${i}`);
       }
       assert.match(pdfText(warm[0]!), /Zoë Ångström-Łukasiewicz 0/);
+    } finally {
+      resetFontStreamCache();
+    }
+  });
+
+  it('deflates each font once for a batch whose documents differ only in their random codes', () => {
+    // The code's characters have their CIDs in the template (template-compiler.ts), so the subset
+    // of the font that draws the code is the same whatever characters a code has.
+    const items = corpus().map((item) => ({ ...item, recipientName: 'Ada Lovelace', issuedAt: items0 }));
+    const template = compileTemplate(loadDesign('course-completion'));
+    try {
+      resetFontStreamCache();
+      for (const item of items) assert.ok(renderDocument(template, item).ok);
+      const { misses, hits } = fontStreamCacheStats();
+      // Four fonts, the bold sans twice (two course titles take turns); the digits of `hours` are
+      // among the code's characters. Without the code's CIDs in the template: 124 misses.
+      assert.equal(misses, 5, `${misses} misses, ${hits} hits`);
+      assert.equal(hits + misses, 4 * items.length);
     } finally {
       resetFontStreamCache();
     }
