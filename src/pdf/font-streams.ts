@@ -4,9 +4,7 @@ import type { SubsetState } from './template-compiler.js';
 import { pdfWidth } from './text-layout.js';
 import { subsetTrueType } from './truetype-subset.js';
 
-// Speed-first: certificates in a row embed mostly the same subsets (the template's texts, a batch's
-// course and date), so each font's deflated subset and ToUnicode are made once per glyph list and
-// reused; the bytes are the uncached path's (test/pdf/font-streams.test.ts renders both and compares).
+// Speed-first: certificates repeat their subsets, so each is deflated once (same bytes: font-streams.test).
 
 /** What a document's font objects need from its subset: all of it depends on the face and subset only. */
 export interface FontStreams {

@@ -2,8 +2,7 @@ import QRCode from 'qrcode';
 import { num, rgb } from './pdf-syntax.js';
 
 // The QR code is drawn as vector squares: crisp at any zoom, and no image to encode per document.
-// Speed-first: one byte-mode segment and a fixed mask skip qrcode's mode optimisation and its
-// eight-mask search (over 90% of its time); checked by decoding 1,000 codes with jsqr in the tests.
+// Speed-first: byte mode and a fixed mask skip 90% of qrcode's work (1,000 codes decoded: qr-decode.test).
 
 export interface QrBox {
   x: number;
