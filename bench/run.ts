@@ -7,6 +7,7 @@ import path from 'node:path';
 const big = process.argv.includes('--big');
 const benches: [string, ...string[]][] = [
   ['pdf.bench.js'],
+  ['pdf-cpu.bench.js'],
   ['issue.bench.js'],
   ['email.bench.js'],
   ['verify.bench.js', '5'],

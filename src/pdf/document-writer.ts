@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 import { fontChain, type Face } from './fonts.js';
 import { refKey, refPath, valueOf } from './placeholders.js';
-import { hex4, num, pdfDate, PdfWriter } from './pdf-syntax.js';
+import { fontStreams } from './font-streams.js';
+import { flate, num, pdfDate, PdfWriter } from './pdf-syntax.js';
 import { qrOps } from './qr-code.js';
 import {
   CONTENT_OBJECT,
@@ -15,8 +15,7 @@ import {
 } from './template-compiler.js';
 import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
 import { ISOLATE_END, ISOLATE_START } from './text-runs.js';
-import { layoutText, pdfWidth, shapeLine, type GlyphSink } from './text-layout.js';
-import { subsetTrueType } from './truetype-subset.js';
+import { layoutText, shapeLine, type GlyphSink } from './text-layout.js';
 import type { RenderIssue, RenderValues } from './render-types.js';
 
 // The per-recipient work: check the values, shape and lay out the dynamic texts, subset the fonts
@@ -118,7 +117,7 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
 
   const writer = new PdfWriter();
   writer.prebuilt(template.prefix.bytes, template.prefix.offsets);
-  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', deflateSync(Buffer.from(content, 'latin1')));
+  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', flate(Buffer.from(content, 'latin1')));
   writer.object(
     INFO_OBJECT,
     `<< /Title ${template.title} /Producer (certsvc) /CreationDate ${pdfDate(values.issuedAt)} >>`,
@@ -134,10 +133,8 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
 function writeFont(writer: PdfWriter, doc: DocumentFont): void {
   const { firstObject: id, face } = doc;
   const { font } = face;
-  const fontFile = subsetTrueType(font, doc); // may append components
+  const { baseFont, widths, fontFile, length1, toUnicode } = fontStreams(face, doc);
   const scale = 1000 / font.unitsPerEm;
-  const baseFont = `/${subsetTag(doc.glyphs)}+${font.postScriptName}`;
-  const widths = doc.glyphs.map((gid) => pdfWidth(font, gid)).join(' ');
   writer.object(
     id,
     `<< /Type /Font /Subtype /Type0 /BaseFont ${baseFont} /Encoding /Identity-H ` +
@@ -157,37 +154,6 @@ function writeFont(writer: PdfWriter, doc: DocumentFont): void {
       `/Descent ${Math.round(font.descender * scale)} /CapHeight ${Math.round(font.capHeight * scale)} ` +
       `/StemV ${face.bold ? 120 : 80} /FontFile2 ${id + 3} 0 R >>`,
   );
-  writer.stream(id + 3, `/Filter /FlateDecode /Length1 ${fontFile.length}`, deflateSync(fontFile));
-  writer.stream(id + 4, '/Filter /FlateDecode', deflateSync(Buffer.from(toUnicodeCMap(doc.text), 'latin1')));
-}
-
-function toUnicodeCMap(text: string[]): string {
-  const entries: string[] = [];
-  text.forEach((t, id) => {
-    if (!t) return;
-    let hex = '';
-    for (let i = 0; i < t.length; i++) hex += hex4(t.charCodeAt(i));
-    entries.push(`<${hex4(id)}> <${hex}>`);
-  });
-  let cmap =
-    '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
-    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
-    '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n';
-  for (let i = 0; i < entries.length; i += 100) {
-    const block = entries.slice(i, i + 100);
-    cmap += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
-  }
-  return `${cmap}endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n`;
-}
-
-// Six capitals derived from the glyph set, as PDF asks of subset font names.
-function subsetTag(glyphs: number[]): string {
-  let hash = 0x811c9dc5;
-  for (const g of glyphs) hash = Math.imul(hash ^ g, 0x01000193) >>> 0;
-  let tag = '';
-  for (let i = 0; i < 6; i++) {
-    tag += String.fromCharCode(65 + (hash % 26));
-    hash = Math.floor(hash / 26) + i * 7919;
-  }
-  return tag;
+  writer.stream(id + 3, `/Filter /FlateDecode /Length1 ${length1}`, fontFile);
+  writer.stream(id + 4, '/Filter /FlateDecode', toUnicode);
 }

@@ -64,6 +64,10 @@ export interface CompiledTemplate {
   objectCount: number;
 }
 
+// Speed-first: code characters in the template's subsets make them the same for any code (cache hits).
+// Crockford base32 as in src/platform/ids.ts; a code with other characters still renders. PDFs +2.3 KB.
+const CODE_CHARACTERS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
 const CATALOG = 1;
 const PAGES = 2;
 const PAGE = 3;
@@ -172,6 +176,14 @@ export function compileTemplate(design: Design): CompiledTemplate {
           const layout = layoutText(box, line, pageHeight, staticSink);
           pending += 'ops' in layout ? layout.ops : '';
           break;
+        }
+        const showsCode = segments.some(
+          (s) => 'ref' in s && (s.ref.source === 'uniqueCode' || s.ref.source === 'verificationUrl'),
+        );
+        if (showsCode) {
+          const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.bold));
+          if (!('uncovered' in line))
+            layoutText({ ...box, minSize: undefined }, line, pageHeight, staticSink);
         }
         for (const segment of segments) {
           if (!('ref' in segment)) continue;
