@@ -27,7 +27,8 @@ export const DATA_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+// The characters of unique codes (Crockford base32); the renderer puts them in every template's subsets.
+export const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 export const UNIQUE_CODE_PATTERN = '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{16}$';
 
 // 16 Crockford base32 characters carrying 80 bits from the CSPRNG.
