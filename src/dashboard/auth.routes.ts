@@ -36,6 +36,10 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
         user: userFrame(request, reply),
         flash: takeFlash(request),
         usage,
+        issuer: {
+          did: services.credentials.issuerDid(user.user.accountId),
+          keys: await services.credentials.listKeys(user.user.accountId),
+        },
         templateCount: templates.pagination.total,
       }),
     );

@@ -21,7 +21,7 @@ const STATUSES: CertificateStatus[] = ['Issued', 'Revoked', 'Draft'];
 const validSendBody = compileBodyValidator(SendBody);
 
 export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
-  const { certificates, emails, issue, templates } = deps.services;
+  const { certificates, credentials, emails, issue, templates } = deps.services;
   const signIn = requireSignIn(deps);
   const templateList = (accountId: string) =>
     templates.list(accountId, { page: 1, perPage: 100 }).then((p) => p.data);
@@ -50,9 +50,10 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/certificates/:id', { preHandler: signIn }, async (request, reply) => {
     const s = signedIn(request);
     const certificate = await certificates.get(s.user.accountId, pathId(request));
-    const [history, template] = await Promise.all([
+    const [history, template, credential] = await Promise.all([
       emails.history(s.user.accountId, certificate.id, { page: 1, perPage: 20 }),
       templates.get(s.user.accountId, certificate.templateId).catch(() => undefined),
+      credentials.credential(s.user.accountId, certificate.id),
     ]);
     return send(
       reply,
@@ -64,8 +65,22 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         history: history.data,
         historyTotal: history.pagination.total,
         emailDelivery: s.principal.emailDelivery,
+        signed: credential !== undefined,
       }),
     );
+  });
+
+  // The signed credential, the same frozen bytes as the API serves.
+  app.get('/certificates/:id/credential', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const certificate = await certificates.get(accountId, pathId(request));
+    const body = await credentials.credential(accountId, certificate.id);
+    if (!body) throw new NotFoundError('Credential');
+    return reply
+      .header('Cache-Control', 'private, no-cache')
+      .header('Content-Disposition', `attachment; filename="credential-${certificate.uniqueCode}.json"`)
+      .type('application/vc')
+      .send(body);
   });
 
   // The frozen PDF, as the API serves it (and counted as a download the same way).

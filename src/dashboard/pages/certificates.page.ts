@@ -154,6 +154,7 @@ export function certificatePage(opts: {
   history: EmailSendView[];
   historyTotal: number;
   emailDelivery: boolean;
+  signed: boolean;
 }): string {
   const c = opts.certificate;
   const pdf = `/dashboard/certificates/${c.id}/pdf`;
@@ -229,6 +230,20 @@ export function certificatePage(opts: {
             <a id="verification-url" href="${c.verificationUrl}" target="_blank" rel="noopener"
               >${c.verificationUrl}</a
             >
+          </dd>
+          <dt>Digital signature</dt>
+          <dd id="signature" data-signed="${String(opts.signed)}">
+            ${
+              opts.signed
+                ? html`Signed: an Open Badges 3.0 credential that verifies without this service.
+                    <a id="credential-download" href="/dashboard/certificates/${c.id}/credential" download
+                      >Download the credential</a
+                    >`
+                : html`Not signed: issued before certificates were signed (<code
+                      >certsvc credentials backfill</code
+                    >
+                    signs it).`
+            }
           </dd>
           <dt>Downloads</dt>
           <dd id="download-count">${c.downloadCount}</dd>

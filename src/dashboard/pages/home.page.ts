@@ -1,3 +1,4 @@
+import type { SigningKeyView } from '../../modules/credentials/credentials.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
 import { date, html, notice, page, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
@@ -10,6 +11,7 @@ export function homePage(opts: {
   user: ReturnType<typeof userFrame>;
   flash?: Flash;
   usage: UsageView;
+  issuer: { did: string; keys: SigningKeyView[] };
   templateCount: number;
 }): string {
   const { certificates: c, tier } = opts.usage;
@@ -51,6 +53,29 @@ export function homePage(opts: {
           </div>
         </dl>
         ${meter}
+      </section>
+      <section class="card" aria-labelledby="issuer-title" id="issuer">
+        <h2 id="issuer-title">Issuer identity</h2>
+        <p>
+          Every certificate is also an Open Badges 3.0 credential signed by this account. Verifiers find its
+          keys through its DID:
+        </p>
+        <p><code id="issuer-did">${opts.issuer.did}</code></p>
+        ${
+          opts.issuer.keys.length === 0
+            ? html`<p class="muted">No signing key yet: one is made at the first issue.</p>`
+            : html`<ul id="signing-keys">
+                ${opts.issuer.keys.map(
+                  (k) =>
+                    html`<li>
+                      <code class="mono">${k.publicKeyMultibase}</code>
+                      <span class="small muted"
+                        >${k.current ? 'current' : 'retired'}, since ${date(k.createdAt)}</span
+                      >
+                    </li>`,
+                )}
+              </ul>`
+        }
       </section>
       <section class="card">
         <h2>Get started</h2>
