@@ -130,6 +130,9 @@ describe('Ctrl-C on npm start', { timeout: 4 * WAIT_MS }, () => {
       assert.match(out, /"msg":"shutting down"/, out);
       assert.doesNotMatch(out, /second signal/, 'one Ctrl-C is one signal');
       assert.deepEqual(exit, { code: 0, signal: null }, out);
+      // pg_ctl stop -w returns once postmaster.pid is gone; the postmaster itself ends a moment later.
+      const stopBy = Date.now() + 10_000;
+      while (alive(pm.pid) && Date.now() < stopBy) await new Promise((r) => setTimeout(r, 50));
       assert.equal(alive(pm.pid), false, `round ${round}: postgres stopped\n${out}`);
       assert.equal(await portOpen(pm.port), false, 'the PostgreSQL port is closed');
       assert.equal(existsSync(path.join(clusterDir, 'postmaster.pid')), false, 'postmaster.pid removed');
