@@ -80,7 +80,19 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
         `Verification links and QR codes in new certificates: ${config.publicBaseUrl} (PUBLIC_BASE_URL)`,
       );
     }
-    stops.push(() => app.close());
+    // At the signal /readyz turns 503; the listener closes SHUTDOWN_DELAY_S later (0 by default),
+    // so that a load balancer polling /readyz has stopped routing here by then.
+    stops.push(async () => {
+      app.stopReadiness();
+      if (config.shutdownDelayS > 0) {
+        logger.info(
+          { delayS: config.shutdownDelayS },
+          'readiness is 503: closing the listener after the delay',
+        );
+        await new Promise((r) => setTimeout(r, config.shutdownDelayS * 1000));
+      }
+      await app.close();
+    });
     const purge = () =>
       Promise.all([
         purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed')),
