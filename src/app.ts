@@ -33,16 +33,30 @@ function trustProxyOption(trust: false | number | string[]) {
   return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
-// Once close() begins, a request that arrives on a kept-alive connection gets a 503 in the envelope
-// (liveness excepted), and every answer tells the client to go: Connection: close, so the socket
-// closes after the response instead of waiting idle. Fastify drops the idle sockets itself.
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** At the shutdown signal, before close(): /readyz answers 503 from now on, so that a load
+     * balancer stops routing here while the listener still accepts and serves as usual. */
+    stopReadiness(): void;
+  }
+}
+
+// At the shutdown signal, stopReadiness() turns /readyz to 503 (src/cli/serve.ts). Once close()
+// begins, a request that arrives on a kept-alive connection gets a 503 in the envelope (liveness
+// excepted), and every answer tells the client to go: Connection: close, so the socket closes after
+// the response instead of waiting idle. Fastify drops the idle sockets itself.
 function installDraining(app: FastifyInstance) {
   let draining = false;
+  let unready = false;
+  app.decorate('stopReadiness', () => {
+    unready = true;
+  });
   app.addHook('preClose', async () => {
     draining = true;
   });
   app.addHook('onRequest', async (request) => {
     if (draining && request.url !== '/healthz') throw new ServiceUnavailableError('shutdown');
+    if (unready && request.url.split('?')[0] === '/readyz') throw new ServiceUnavailableError('shutdown');
   });
   app.addHook('onSend', async (_request, reply) => {
     if (draining) reply.header('Connection', 'close');

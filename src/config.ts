@@ -25,7 +25,9 @@ export interface Config {
   corsPartnerDomains: string[];
   // false, a hop count, or the proxy addresses and CIDRs whose X-Forwarded-For is believed.
   trustProxy: false | number | string[];
-  // Request, header and keep-alive timeouts of the HTTP server (not settable from the environment).
+  // Request, header and keep-alive timeouts of the HTTP server; the keep-alive one is
+  // HTTP_KEEP_ALIVE_TIMEOUT_MS (a proxy in front must drop idle connections before it, see
+  // docs/deploy.md), the others are not settable from the environment.
   httpTimeouts: Timeouts;
   rateLimit: { max: number; windowS: number };
   logLevel: string;
@@ -33,6 +35,9 @@ export interface Config {
   email: { leaseMs: number; retryBaseMs: number; pollMs: number };
   // How long a stopping server or worker may drain before it exits anyway.
   shutdownTimeoutS: number;
+  // Seconds between the signal (when /readyz turns 503) and the listener closing, so that a load
+  // balancer polling /readyz stops routing to the server first. Counted within shutdownTimeoutS.
+  shutdownDelayS: number;
   // GET /metrics needs this bearer token; unset, there is no metrics route.
   metricsToken: string | undefined;
   // Timeouts on the calls to PostgreSQL and Redis (docs/operations.md, Timeouts and outages).
@@ -182,6 +187,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`PUBLIC_BASE_URL is not a URL: "${publicBaseUrl}"`);
   }
   const trustProxy = optional(env, 'TRUST_PROXY');
+  const shutdownTimeoutS = integer(env, 'SHUTDOWN_TIMEOUT_S', 25, 1, 3_600);
+  const shutdownDelayS = integer(env, 'SHUTDOWN_DELAY_S', 0, 0, 3_600);
+  if (shutdownDelayS >= shutdownTimeoutS) {
+    throw new ConfigError(
+      `SHUTDOWN_DELAY_S (${shutdownDelayS}) must be less than SHUTDOWN_TIMEOUT_S (${shutdownTimeoutS}): the delay counts within the deadline`,
+    );
+  }
   return {
     port,
     host: optional(env, 'HOST') ?? '127.0.0.1',
@@ -194,7 +206,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: optional(env, 'MAIL_FROM') ?? 'certsvc <certificates@localhost>',
     corsPartnerDomains: parseDomains(env.CORS_PARTNER_DOMAINS),
     trustProxy: parseTrustProxy(trustProxy),
-    httpTimeouts: DEFAULT_TIMEOUTS,
+    httpTimeouts: {
+      ...DEFAULT_TIMEOUTS,
+      keepAliveMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_TIMEOUTS.keepAliveMs, 1_000, 600_000),
+    },
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
       windowS: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
@@ -206,7 +221,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: integer(env, 'EMAIL_RETRY_BASE_MS', 30_000, 1, 3_600_000),
       pollMs: integer(env, 'EMAIL_POLL_MS', 1_000, 10, 60_000),
     },
-    shutdownTimeoutS: integer(env, 'SHUTDOWN_TIMEOUT_S', 25, 1, 3_600),
+    shutdownTimeoutS,
+    shutdownDelayS,
     metricsToken: metricsToken(optional(env, 'METRICS_TOKEN')),
     timeouts: {
       dbStatementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),

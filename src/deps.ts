@@ -77,6 +77,13 @@ export async function createDeps(
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
+  if (embedded?.leftRunning) {
+    logger.warn(
+      { ...embedded.leftRunning, dataDir: config.dataDir },
+      'the embedded PostgreSQL was left running by a certsvc process that did not stop it (killed or ' +
+        'crashed): using it; the last certsvc process to exit stops it',
+    );
+  }
   const db = createDb(config.databaseUrl ?? embedded!.url, {
     statementTimeoutMs: config.timeouts.dbStatementMs,
     connectTimeoutMs: config.timeouts.dbConnectMs,

@@ -46,10 +46,12 @@ export function checkSigningSecret(config: Config): void {
   );
 }
 
+const SIGNAL_ECHO_MS = 1_000;
+
 // Runs until SIGTERM or SIGINT: the HTTP server and/or the email worker. Then drains (docs/operations.md,
 // Shutdown): the server stops accepting, tells kept-alive clients Connection: close, finishes the
 // requests in flight, the worker hands back its leases, and the process exits; past
-// SHUTDOWN_TIMEOUT_S it exits anyway. A second signal exits at once.
+// SHUTDOWN_TIMEOUT_S it exits anyway. A second signal exits at once (but see SIGNAL_ECHO_MS).
 export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean; io: Io; json: boolean }) {
   const { config, logger } = deps;
   const stops: (() => Promise<void>)[] = [];
@@ -90,7 +92,19 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
         `Verification links and QR codes in new certificates: ${config.publicBaseUrl} (PUBLIC_BASE_URL)`,
       );
     }
-    stops.push(() => app.close());
+    // At the signal /readyz turns 503; the listener closes SHUTDOWN_DELAY_S later (0 by default),
+    // so that a load balancer polling /readyz has stopped routing here by then.
+    stops.push(async () => {
+      app.stopReadiness();
+      if (config.shutdownDelayS > 0) {
+        logger.info(
+          { delayS: config.shutdownDelayS },
+          'readiness is 503: closing the listener after the delay',
+        );
+        await new Promise((r) => setTimeout(r, config.shutdownDelayS * 1000));
+      }
+      await app.close();
+    });
     const purge = () =>
       Promise.all([
         purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed')),
@@ -126,18 +140,29 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     );
   }
 
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  // The handlers stay installed until the process exits: with `once`, a signal arriving between the
+  // first and the re-installation found no handler and killed the process with PostgreSQL still
+  // running. Ctrl-C on `npm start` delivers SIGINT twice within milliseconds (the terminal signals
+  // the whole process group, and npm relays it to node): the same signal again within
+  // SIGNAL_ECHO_MS is that echo, not a second request.
   const deadlineS = config.shutdownTimeoutS;
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (s: NodeJS.Signals) => {
+      if (!first) {
+        first = { signal: s, at: Date.now() };
+        resolve(s);
+      } else if (s === first.signal && Date.now() - first.at < SIGNAL_ECHO_MS) {
+        logger.debug({ signal: s }, 'same signal again at once: taken as the first one');
+      } else {
+        logger.warn('second signal: exiting now');
+        process.exit(1);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
   logger.info({ signal, deadlineS }, 'shutting down');
-  const again = () => {
-    logger.warn('second signal: exiting now');
-    process.exit(1);
-  };
-  process.once('SIGINT', again);
-  process.once('SIGTERM', again);
   // The hard stop: whatever still hangs (a request that never ends, a dependency that never answers)
   // does not keep the process from exiting. Unref'd: a clean drain exits without waiting for it.
   setTimeout(() => {

@@ -20,6 +20,8 @@ export interface PdfRenderer {
 // paying the per-task messaging cost too often.
 const CHUNKS_PER_THREAD = 4;
 const MIN_CHUNK = 8;
+// How long close() waits at most for threads still loading (warming up) before it terminates them.
+const LOAD_WAIT_MS = 5_000;
 
 export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer {
   const threads = Math.max(1, opts.threads ?? availableParallelism());
@@ -32,6 +34,19 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     workerData: { fonts: sharedFontBytes(Object.values(designFaces).map((f) => f.id)) },
   });
   let closed = false;
+  // Threads started, and threads done loading their module (pdf.worker.ts posts pdfWorkerLoaded
+  // after its warm-up). Node 24 aborts the whole process (a V8 fatal error) when a worker thread is
+  // terminated while it is still evaluating its module: close() waits for the loads first.
+  let started = 0;
+  let loaded = 0;
+  let allLoaded: (() => void) | undefined;
+  const loading = () => loaded < Math.max(started, threads);
+  pool.on('workerCreate', () => started++);
+  pool.on('message', (message: { pdfWorkerLoaded?: boolean } | null) => {
+    if (message?.pdfWorkerLoaded !== true) return;
+    loaded++;
+    if (!loading()) allLoaded?.();
+  });
   // One SharedArrayBuffer per template version (a few recent ones), handed to every task.
   const designs = new Map<string, RenderTask['template'] & { texts: TextFonts[] }>();
   function sharedTemplate(template: RenderTemplate) {
@@ -84,6 +99,14 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     async close() {
       if (closed) return;
       closed = true;
+      if (loading()) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => (allLoaded = resolve)),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, LOAD_WAIT_MS))),
+        ]);
+        clearTimeout(timer);
+      }
       await pool.destroy();
     },
   };

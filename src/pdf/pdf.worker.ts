@@ -1,6 +1,6 @@
 import { renderDocument } from './document-writer.js';
 import type { RenderIssue, RenderTemplate, RenderValues } from './render-types.js';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { adoptFontBytes, fontNames } from './fonts.js';
 import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
 
@@ -82,3 +82,5 @@ function warmUp(): void {
   }
 }
 warmUp();
+// The pool waits for this before it terminates the thread (pdf-renderer.ts, close()).
+parentPort?.postMessage({ pdfWorkerLoaded: true });

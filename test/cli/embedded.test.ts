@@ -73,10 +73,10 @@ interface Server {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-async function startServe(port: number): Promise<Server> {
+async function startServe(port: number, extra: Record<string, string> = {}): Promise<Server> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: REPO_ROOT,
-    env: env({ PORT: String(port) }),
+    env: env({ PORT: String(port), ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -184,6 +184,7 @@ describe('embedded PostgreSQL', { timeout: 5 * WAIT_MS }, () => {
         env(),
       );
       assert.equal(cli.code, 0, cli.stderr);
+      assert.doesNotMatch(cli.stderr, /left running/, 'a server is on it: not a stray');
       assert.match(String((JSON.parse(cli.stdout) as { id: string }).id), /^[0-9a-f-]{36}$/);
       assert.equal(await postmasterPid(), firstPid);
       assert.ok(alive(firstPid), 'postgres still runs after the CLI left');
@@ -205,9 +206,11 @@ describe('embedded PostgreSQL', { timeout: 5 * WAIT_MS }, () => {
   it('serve again: reuses the running postgres, no second demo; SIGTERM exits 0 and stops postgres', async () => {
     assert.ok(firstPid, 'the previous step ran');
     const port = await freePort();
-    const server = await startServe(port);
+    const server = await startServe(port, { LOG_LEVEL: 'warn' });
     try {
       assert.doesNotMatch(server.output(), /demo account|API key/, 'no second demo');
+      // Not silently: the stray is named in the log.
+      assert.match(server.output(), /"pid":\d+,"port":\d+.*"msg":"the embedded PostgreSQL was left running/);
       assert.equal(await postmasterPid(), firstPid, 'the same postmaster');
       assert.deepEqual(await postmasters(), [firstPid], 'only one postmaster for this data dir');
       assert.equal(await countDemoAccounts(), 1);

@@ -103,6 +103,25 @@ describe('graceful shutdown', () => {
     assert.match(server.output(), /"msg":"shutting down"/);
   });
 
+  it('SHUTDOWN_DELAY_S: at the signal /readyz turns 503 while the listener still serves; then it drains and exits 0', async () => {
+    const server = await startApiInstance('delay', env({ SHUTDOWN_DELAY_S: '4' }));
+    assert.equal((await request(`${server.url}/readyz`)).status, 200);
+    const signalledAt = Date.now();
+    process.kill(server.pid, 'SIGTERM');
+    await waitFor('the drain to begin', async () => server.output().includes('"msg":"shutting down"'));
+    // New connections are still accepted: readiness says go elsewhere, the API still answers.
+    const ready = await request(`${server.url}/readyz`);
+    assert.equal(ready.status, 503, ready.text);
+    assert.equal(ready.json<{ error: { code: string } }>().error.code, 'service_unavailable');
+    const usage = await request(`${server.url}/api/v1/usage`, { headers: tenant.auth });
+    assert.equal(usage.status, 200, usage.text);
+    assert.ok(Date.now() - signalledAt < 4_000, 'checked within the delay');
+    const exit = await server.exited;
+    assert.equal(exit.code, 0, server.output());
+    assert.ok(exit.at - signalledAt >= 3_900, `exited ${exit.at - signalledAt} ms after the signal`);
+    assert.ok(exit.at - signalledAt < 25_000, 'within the deadline');
+  });
+
   it('a request that never ends does not keep the process: it exits 1 at SHUTDOWN_TIMEOUT_S', async () => {
     const server = await startApiInstance('stuck', env({ SHUTDOWN_TIMEOUT_S: '1', LOG_LEVEL: 'info' }));
     const socket = stuckRequest(server);

@@ -79,6 +79,47 @@ describe('the cluster of docs/deploy.md', { concurrency: false }, () => {
     assert.ok(usage.headers['x-request-id']);
   });
 
+  it('POSTs through nginx after idle pauses of 4 to 6 s: never a 502', async (t) => {
+    // Each burst leaves nginx with idle connections to every instance. The next burst comes after a
+    // pause around the instances' keep-alive timeout (5 s; 6 s on Node 24, which adds a 1 s
+    // buffer), when an instance closes its side: had nginx kept them (its default is 60 s), a POST
+    // sent on one at that moment would get a 502, and nginx does not retry a POST elsewhere.
+    // Just below each timeout: a burst's connections went idle over the burst's length (tens of ms),
+    // so the next burst meets their closing. nginx keeps at most 32 idle connections (keepalive 32).
+    const pauses = [4_000, 4_950, 4_990, 5_000, 5_950, 6_000];
+    const perBurst = 30;
+    const statuses: number[] = [];
+    const burst = (round: number) =>
+      Promise.all(
+        Array.from({ length: perBurst }, (_, i) =>
+          request(`${c.nginx.url}/api/v1/certificates`, {
+            method: 'POST',
+            headers: c.auth,
+            // One real issue per burst; the others are refused (422: no recipient), as cheap POSTs.
+            body:
+              i === 0
+                ? {
+                    templateId: c.templateId,
+                    recipient: {
+                      name: `Idle ${round}`,
+                      email: `idle-${round}@example.com`,
+                      data: { course: 'Keep-alive' },
+                    },
+                  }
+                : { templateId: c.templateId },
+            timeoutMs: 30_000,
+          }),
+        ),
+      );
+    for (const [round, pause] of [0, ...pauses].entries()) {
+      await new Promise((r) => setTimeout(r, pause));
+      for (const res of await burst(round)) statuses.push(res.status);
+    }
+    const tally = statuses.reduce<Record<number, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {});
+    t.diagnostic(`answers after the pauses: ${JSON.stringify(tally)}`);
+    assert.deepEqual(tally, { 201: pauses.length + 1, 422: (perBurst - 1) * (pauses.length + 1) });
+  });
+
   it('metrics need the token', async () => {
     const url = `${c.api[0]!.url}/metrics`;
     assertEnvelope(await request(url), 401);

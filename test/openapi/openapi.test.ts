@@ -142,6 +142,25 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  it('describes the API only: every path is under /api/v1; the verification page and its fonts are not operations', async () => {
+    for (const p of Object.keys(doc.paths)) assert.ok(p.startsWith('/api/v1/'), `${p} is under /api/v1`);
+    // Served all the same, as pages and files.
+    const served = servedRoutes().map((r) => r.path);
+    assert.ok(served.includes('/verify/{code}') && served.includes('/verify/fonts/{file}'));
+    const ids = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    assert.ok(!ids.includes('verifyCertificatePage') && !ids.includes('verificationPageFont'));
+    assert.deepEqual(
+      Object.values(doc.paths)
+        .flatMap((ops) => Object.values(ops))
+        .flatMap((o) => Object.values(o.responses ?? {}))
+        .flatMap((r) => Object.keys((r as { content?: Record<string, unknown> }).content ?? {}))
+        .filter((type, i, all) => all.indexOf(type) === i)
+        .sort(),
+      ['application/json', 'application/pdf'],
+      'JSON everywhere, the PDF download aside',
+    );
+  });
+
   it('every operation has a unique operationId and declares 500; authenticated ones 401/403/429', () => {
     const ids = new Set<string>();
     for (const [p, ops] of Object.entries(doc.paths)) {
@@ -188,15 +207,14 @@ describe('GET /api/v1/openapi.json', () => {
     assert.ok(op('/api/v1/certificates', 'post').responses['409'], 'Idempotency-Key still running');
     const pdf = op('/api/v1/certificates/{id}/pdf', 'get').responses;
     assert.deepEqual(Object.keys(pdf['200']!.content ?? {}), ['application/pdf']);
-    const page = op('/verify/{code}', 'get').responses;
-    assert.deepEqual(Object.keys(page['200']!.content ?? {}), ['text/html']);
+    // Bytes, not a JSON string: generators map this to Blob (and read the body as such).
+    const pdfSchema = (pdf['200']!.content!['application/pdf'] as { schema: Record<string, unknown> }).schema;
+    assert.equal(pdfSchema.type, 'string');
+    assert.equal(pdfSchema.format, 'binary');
+    assert.equal(pdfSchema.contentMediaType, 'application/pdf');
     for (const [status, res] of Object.entries(pdf)) {
-      if (Number(status) >= 400 && status !== '404')
+      if (Number(status) >= 400)
         assert.deepEqual(Object.keys(res.content ?? {}), ['application/json'], status);
-    }
-    // The public page answers pages, refusals included.
-    for (const [status, res] of Object.entries(page)) {
-      assert.deepEqual(Object.keys(res.content ?? {}), ['text/html'], status);
     }
     for (const methods of Object.values(paths)) {
       for (const operation of Object.values(methods) as {

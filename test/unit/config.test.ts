@@ -48,6 +48,16 @@ describe('configuration (README, Configuration)', () => {
     ]);
   });
 
+  it('the keep-alive timeout and the shutdown delay: defaults and settings', () => {
+    const c = loadConfig({});
+    assert.equal(c.httpTimeouts.keepAliveMs, 5_000);
+    assert.equal(c.shutdownDelayS, 0);
+    const set = loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000', SHUTDOWN_DELAY_S: '5' });
+    assert.equal(set.httpTimeouts.keepAliveMs, 65_000);
+    assert.equal(set.shutdownDelayS, 5);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY_S: '29', SHUTDOWN_TIMEOUT_S: '30' }).shutdownDelayS, 29);
+  });
+
   it('refuses bad values with a ConfigError naming the variable', () => {
     for (const [name, value] of [
       ['PORT', '70000'],
@@ -58,6 +68,10 @@ describe('configuration (README, Configuration)', () => {
       ['TRUST_PROXY', 'true'],
       ['TRUST_PROXY', '10.0.0.0/33'],
       ['TRUST_PROXY', 'proxy.internal'],
+      ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '500'],
+      ['SHUTDOWN_DELAY_S', '-1'],
+      // The delay counts within the deadline (25 s by default).
+      ['SHUTDOWN_DELAY_S', '25'],
     ] as const) {
       assert.throws(
         () => loadConfig({ [name]: value }),

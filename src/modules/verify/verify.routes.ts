@@ -59,11 +59,14 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   );
 
   // The public page that the certificate's link and QR code open; shares the per-IP verify limit.
+  // Not in the API description (hide), which is /api/v1 only: a client generated from it would
+  // treat this page as a JSON operation. The response schemas document the page here.
   api.get(
     '/verify/:code',
     {
       config: { access: { kind: 'verify' } },
       schema: {
+        hide: true,
         operationId: 'verifyCertificatePage',
         tags: ['Verification'],
         summary: 'Public verification page (HTML)',
@@ -115,12 +118,14 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   );
 
   // The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
-  // device has no font for; browsers fetch one only for characters in its unicode-range.
+  // device has no font for; browsers fetch one only for characters in its unicode-range. Part of
+  // the page, not of the API: hidden from the description.
   app.get(
     '/verify/fonts/:file',
     {
       config: { access: { kind: 'anonymous' } },
       schema: {
+        hide: true,
         operationId: 'verificationPageFont',
         tags: ['Verification'],
         summary: 'A font of the verification page (TrueType)',

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -26,6 +26,9 @@ interface State {
 
 export interface EmbeddedPostgres {
   url: string;
+  /** Set when this process found PostgreSQL already running with no other certsvc process on it:
+   * left behind by a process that was killed or crashed. It is used, and stopped by the last one out. */
+  leftRunning?: { pid: number; port: number };
   release(): Promise<void>;
 }
 
@@ -50,6 +53,25 @@ async function runAs(): Promise<{ uid?: number; gid?: number }> {
   }
 }
 
+// pg_ctl in a process group of its own: Ctrl-C in a terminal signals the whole foreground group, and
+// a SIGINT that reached `pg_ctl stop` while node drains killed it before it stopped the server,
+// leaving PostgreSQL running. Node gets the signal and stops PostgreSQL itself.
+function pgCtl(args: string[], opts: { uid?: number; gid?: number; cwd?: string }): Promise<void> {
+  return binaries().then(
+    ({ pg_ctl }) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(pg_ctl, args, { ...opts, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        child.once('error', reject);
+        child.once('close', (code, signal) => {
+          if (code === 0) resolve();
+          else reject(new Error(`pg_ctl ${args[0]}: ${stderr.trim() || `exit ${code ?? signal}`}`));
+        });
+      }),
+  );
+}
+
 function portInUse(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
@@ -61,8 +83,8 @@ function portInUse(port: number): Promise<boolean> {
   });
 }
 
-// The port of a live postmaster on this data directory, if any.
-async function runningPort(clusterDir: string): Promise<number | undefined> {
+// The pid and port of a live postmaster on this data directory, if any.
+async function running(clusterDir: string): Promise<{ pid: number; port: number } | undefined> {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   let text: string;
   try {
@@ -79,7 +101,7 @@ async function runningPort(clusterDir: string): Promise<number | undefined> {
   } catch {
     return undefined; // stale file from a crashed server: postgres itself replaces it
   }
-  return port;
+  return { pid, port };
 }
 
 async function waitReady(url: string, timeoutMs: number): Promise<void> {
@@ -150,17 +172,18 @@ async function loadState(dataDir: string, clusterDir: string, owner: { uid?: num
   return { state, stateFile };
 }
 
-async function startOrReuse(dataDir: string): Promise<{ state: State; port: number }> {
+async function startOrReuse(
+  dataDir: string,
+): Promise<{ state: State; port: number; reused?: { pid: number; port: number } }> {
   const clusterDir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   const owner = await runAs();
   const { state, stateFile } = await loadState(dataDir, clusterDir, owner);
-  const { pg_ctl } = await binaries();
   for (let attempt = 0; attempt < 5; attempt++) {
-    const live = await runningPort(clusterDir);
+    const live = await running(clusterDir);
     if (live) {
-      await waitReady(adminUrl(state, live), 30_000);
-      return { state, port: live };
+      await waitReady(adminUrl(state, live.port), 30_000);
+      return { state, port: live.port, reused: live };
     }
     if (await portInUse(state.port)) {
       state.port = await freePort();
@@ -173,7 +196,7 @@ async function startOrReuse(dataDir: string): Promise<{ state: State; port: numb
     }
     const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300`;
     try {
-      await run(pg_ctl, ['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', options], {
+      await pgCtl(['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', options], {
         ...owner,
         cwd: dataDir,
       });
@@ -203,26 +226,30 @@ async function ensureDatabase(state: State, port: number): Promise<void> {
 }
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
-  const { state, port } = await startOrReuse(dataDir);
+  const { state, port, reused } = await startOrReuse(dataDir);
   await ensureDatabase(state, port);
   const url = adminUrl(state, port, DB_NAME);
   const presence = new pg.Client({ connectionString: url, application_name: PRESENCE_APP });
   presence.on('error', () => undefined);
   await presence.connect();
+  const others = () =>
+    presence
+      .query(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+        [PRESENCE_APP],
+      )
+      .then((r) => r.rows[0].n as number)
+      .catch(() => 1);
+  // Running, but no certsvc process on it: a stray, which the caller reports rather than use silently.
+  const leftRunning = reused && (await others()) === 0 ? reused : undefined;
   return {
     url,
+    ...(leftRunning ? { leftRunning } : {}),
     async release() {
-      const others = await presence
-        .query(
-          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
-          [PRESENCE_APP],
-        )
-        .then((r) => r.rows[0].n as number)
-        .catch(() => 1);
+      const n = await others();
       await presence.end().catch(() => undefined);
-      if (others > 0) return;
-      const { pg_ctl } = await binaries();
-      await run(pg_ctl, ['stop', '-D', path.join(dataDir, 'pg'), '-m', 'fast', '-w', '-t', '30'], {
+      if (n > 0) return;
+      await pgCtl(['stop', '-D', path.join(dataDir, 'pg'), '-m', 'fast', '-w', '-t', '30'], {
         ...(await runAs()),
       }).catch(() => undefined);
     },
