@@ -30,6 +30,9 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   template preview --file DESIGN.json --out FILE.pdf
   user create ACCOUNT_ID --email EMAIL      password from standard input, or generated and printed once
   demo                                      sample account, key, template on an empty database
+  signing-key list ACCOUNT_ID               the account's DID and signing keys (public keys only)
+  signing-key rotate ACCOUNT_ID             a new current signing key; older credentials keep verifying
+  credentials backfill                      signed credentials for certificates issued before them
 
 Configuration comes from the environment: see README.md.`;
 

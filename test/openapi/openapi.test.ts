@@ -156,8 +156,8 @@ describe('GET /api/v1/openapi.json', () => {
         .flatMap((r) => Object.keys((r as { content?: Record<string, unknown> }).content ?? {}))
         .filter((type, i, all) => all.indexOf(type) === i)
         .sort(),
-      ['application/json', 'application/pdf'],
-      'JSON everywhere, the PDF download aside',
+      ['application/json', 'application/pdf', 'application/vc'],
+      'JSON everywhere, the PDF download and the signed credentials (application/vc, JSON-LD) aside',
     );
   });
 
