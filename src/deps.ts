@@ -124,11 +124,20 @@ export async function createDeps(
     metrics,
     services,
     now,
+    // Each step runs whatever the previous ones did: a renderer or a pool that fails to close must
+    // not leave the embedded PostgreSQL running. Failures are logged, not thrown.
     async close() {
-      await services.close();
-      await rateLimitStore.close();
-      await db.close();
-      await embedded?.release();
+      const steps: [string, () => Promise<void> | undefined][] = [
+        ['the services', () => services.close()],
+        ['the rate-limit store', () => rateLimitStore.close()],
+        ['the database pool', () => db.close()],
+        ['the embedded PostgreSQL', () => embedded?.release()],
+      ];
+      for (const [what, step] of steps) {
+        await Promise.resolve()
+          .then(step)
+          .catch((err: unknown) => logger.error({ err }, `closing ${what} failed`));
+      }
     },
   };
 }

@@ -172,9 +172,12 @@ async function loadState(dataDir: string, clusterDir: string, owner: { uid?: num
   return { state, stateFile };
 }
 
-async function startOrReuse(
-  dataDir: string,
-): Promise<{ state: State; port: number; reused?: { pid: number; port: number } }> {
+async function startOrReuse(dataDir: string): Promise<{
+  state: State;
+  port: number;
+  owner: { uid?: number; gid?: number };
+  reused?: { pid: number; port: number };
+}> {
   const clusterDir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   const owner = await runAs();
@@ -183,7 +186,7 @@ async function startOrReuse(
     const live = await running(clusterDir);
     if (live) {
       await waitReady(adminUrl(state, live.port), 30_000);
-      return { state, port: live.port, reused: live };
+      return { state, port: live.port, owner, reused: live };
     }
     if (await portInUse(state.port)) {
       state.port = await freePort();
@@ -201,7 +204,7 @@ async function startOrReuse(
         cwd: dataDir,
       });
       await waitReady(adminUrl(state, state.port), 30_000);
-      return { state, port: state.port };
+      return { state, port: state.port, owner };
     } catch {
       // Another process may have started it at the same moment: look again.
       await new Promise((r) => setTimeout(r, 200 + attempt * 300));
@@ -226,7 +229,9 @@ async function ensureDatabase(state: State, port: number): Promise<void> {
 }
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
-  const { state, port, reused } = await startOrReuse(dataDir);
+  // The owner is looked up once, here: at release a lookup (`id`, a child in node's process group)
+  // could be killed by the same Ctrl-C, and release would then give up with PostgreSQL running.
+  const { state, port, owner, reused } = await startOrReuse(dataDir);
   await ensureDatabase(state, port);
   const url = adminUrl(state, port, DB_NAME);
   const presence = new pg.Client({ connectionString: url, application_name: PRESENCE_APP });
@@ -249,9 +254,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       const n = await others();
       await presence.end().catch(() => undefined);
       if (n > 0) return;
-      await pgCtl(['stop', '-D', path.join(dataDir, 'pg'), '-m', 'fast', '-w', '-t', '30'], {
-        ...(await runAs()),
-      }).catch(() => undefined);
+      const clusterDir = path.join(dataDir, 'pg');
+      await pgCtl(['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], owner).catch(async (err) => {
+        if (await running(clusterDir)) throw err; // otherwise stopped already: nothing left to do
+      });
     },
   };
 }
