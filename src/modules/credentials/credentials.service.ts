@@ -211,7 +211,11 @@ export function createCredentialsService(deps: {
             await this.issue(tx, {
               accountId: first.account_id,
               accountName: first.account_name,
-              template: { id: first.template_id, name: first.template_name, description: first.template_description },
+              template: {
+                id: first.template_id,
+                name: first.template_name,
+                description: first.template_description,
+              },
               issuedAt: deps.now(),
               subjects: group.map((r) => ({
                 certificateId: r.id,
