@@ -88,12 +88,17 @@ export function literalBadEscapes(url: string): string {
   const fixed = path
     .split('/')
     .map((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return segment;
-      } catch {
-        return segment.replace(/%/g, '%25');
-      }
+      // Runs of escapes that decode stay as they are (so that the path reads as routedPath reads
+      // it); a run that does not decode, or a lone %, is escaped itself.
+      return segment.replace(/((?:%[0-9A-Fa-f]{2})+)|%/g, (match: string, run?: string) => {
+        if (!run) return '%25';
+        try {
+          decodeURIComponent(run);
+          return run;
+        } catch {
+          return run.replace(/%/g, '%25');
+        }
+      });
     })
     .join('/');
   return q === -1 ? fixed : fixed + url.slice(q);
