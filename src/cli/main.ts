@@ -32,7 +32,7 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   demo                                      sample account, key, template on an empty database
   signing-key list ACCOUNT_ID               the account's DID and signing keys (public keys only)
   signing-key rotate ACCOUNT_ID             a new current signing key; older credentials keep verifying
-  credentials backfill                      signed credentials for certificates issued before them
+  credentials backfill [--account ACCOUNT_ID]  signed credentials for certificates issued before them
 
 Configuration comes from the environment: see README.md.`;
 

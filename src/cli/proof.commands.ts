@@ -48,11 +48,14 @@ export const proofCommands: Command[] = [
   },
   {
     path: ['credentials', 'backfill'],
-    usage: 'credentials backfill',
+    usage: 'credentials backfill [--account ACCOUNT_ID]',
     positionals: [],
+    options: { account: { type: 'string' } },
     async run(ctx) {
       needsSecret(ctx);
-      const { made } = await deps(ctx).services.credentials.backfill();
+      const account =
+        typeof ctx.values.account === 'string' ? id(ctx.values.account, '--account') : undefined;
+      const { made } = await deps(ctx).services.credentials.backfill({ accountId: account });
       print(ctx.io, ctx.json, { made }, [
         made === 0
           ? 'Every certificate has its credential'

@@ -118,11 +118,22 @@ describe('certsvc signing-key', () => {
       false,
     );
 
-    const first = await runCli(['credentials', 'backfill', '--json'], env());
+    const first = await runCli(['credentials', 'backfill', '--account', tenant.accountId, '--json'], env());
     assert.equal(first.code, 0, first.stderr);
-    assert.ok((JSON.parse(first.stdout) as { made: number }).made >= 2);
-    const again = await runCli(['credentials', 'backfill', '--json'], env());
+    assert.equal((JSON.parse(first.stdout) as { made: number }).made, 2);
+    const made = async () =>
+      (
+        await t.deps.db.query<{ body: Buffer }>(
+          'SELECT body FROM credentials WHERE certificate_id = ANY($1) ORDER BY certificate_id',
+          [[kept.id, revoked.id]],
+        )
+      ).rows.map((r) => r.body.toString());
+    const once = await made();
+    assert.equal(once.length, 2);
+    const again = await runCli(['credentials', 'backfill', '--account', tenant.accountId, '--json'], env());
+    assert.equal(again.code, 0, again.stderr);
     assert.equal(JSON.parse(again.stdout).made, 0, 'resumable: nothing twice');
+    assert.deepEqual(await made(), once, 'ours are left exactly as they were');
 
     const resolve = async () => t.deps.services.credentials.didDocument(tenant.accountId);
     const issued = (

@@ -172,7 +172,9 @@ export function createCredentialsService(deps: {
     // Certificates issued before credentials existed get theirs, once, `batch` at a time in one
     // transaction each: validFrom their issue time, frozen from then on; a revoked one gets its bit.
     // Safe beside a live service and resumable: the rows are locked (SKIP LOCKED) and re-checked.
-    async backfill(batch = 500): Promise<{ made: number }> {
+    // `accountId` limits it to one account.
+    async backfill(opts: { batch?: number; accountId?: string } = {}): Promise<{ made: number }> {
+      const batch = opts.batch ?? 500;
       vault();
       await credentialTemplate();
       let made = 0;
@@ -196,8 +198,9 @@ export function createCredentialsService(deps: {
                     c.issued_at, c.status
                FROM certificates c JOIN accounts a ON a.id = c.account_id JOIN templates t ON t.id = c.template_id
               WHERE c.status <> 'Draft' AND NOT EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)
+                AND ($2::uuid IS NULL OR c.account_id = $2)
               ORDER BY c.account_id, c.id LIMIT $1 FOR UPDATE OF c SKIP LOCKED`,
-            [batch],
+            [batch, opts.accountId ?? null],
           );
           if (rows.length === 0) return true;
           const byIssue = new Map<string, typeof rows>();
