@@ -1,3 +1,4 @@
+import { BENCH_SIGNING_KEYS_SECRET } from './support.js';
 // Email delivery throughput: 1,000 queued sends, each with its frozen PDF, drained by one worker
 // (the real one, as `certsvc serve` runs it) to a local SMTP server in a child process.
 // Run: `npx tsc -p tsconfig.json && node dist/bench/email.bench.js` (uses DATABASE_URL when set,
@@ -65,6 +66,7 @@ async function main() {
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: process.env.DATABASE_URL ?? pg!.url,
+    SIGNING_KEYS_SECRET: BENCH_SIGNING_KEYS_SECRET,
     DATA_DIR: dataDir,
     SMTP_URL: `smtp://127.0.0.1:${port}`,
     LOG_LEVEL: 'warn',

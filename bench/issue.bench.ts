@@ -1,3 +1,4 @@
+import { BENCH_SIGNING_KEYS_SECRET } from './support.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +41,7 @@ const port = await freePort();
 const env = {
   ...process.env,
   DATABASE_URL: databaseUrl,
+  SIGNING_KEYS_SECRET: BENCH_SIGNING_KEYS_SECRET,
   PORT: String(port),
   LOG_LEVEL: 'warn',
   RATE_LIMIT_MAX: '1000000',

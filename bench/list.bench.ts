@@ -9,7 +9,7 @@ import { startEmbeddedPostgres } from '../src/platform/db/embedded.js';
 import { uniqueCode, uuidv7 } from '../src/platform/ids.js';
 import type { Design } from '../src/pdf/design.schema.js';
 import { insertIssued, revokeCertificate } from '../src/modules/certificates/certificates.repository.js';
-import { ms, sequential, startServer } from './support.js';
+import { ms, sequential, startServer, BENCH_SIGNING_KEYS_SECRET } from './support.js';
 
 // The lists of a big account against a small one, over HTTP against the real server:
 // the contract's polling call (GET /certificates?status=Issued&page=1&perPage=100), a deep page
@@ -61,6 +61,7 @@ const databaseUrl = process.env.DATABASE_URL ?? pg!.url;
 const config = loadConfig({
   ...process.env,
   DATABASE_URL: databaseUrl,
+  SIGNING_KEYS_SECRET: BENCH_SIGNING_KEYS_SECRET,
   DATA_DIR: dataDir,
   LOG_LEVEL: 'warn',
 });

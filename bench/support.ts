@@ -29,7 +29,7 @@ export interface BenchServer {
 }
 
 // One master key for the signing keys of a bench run, shared by its servers and its setup.
-const BENCH_SIGNING_KEYS_SECRET = randomBytes(32).toString('hex');
+export const BENCH_SIGNING_KEYS_SECRET = randomBytes(32).toString('hex');
 
 // `certsvc serve --no-worker` on a free loopback port, on the given database, with the limits raised
 // so that the limiter never refuses a bench request (RATE_LIMIT_MAX).
