@@ -40,18 +40,26 @@ describe('dashboard hardening', () => {
       )
     ).rows[0]!.n;
 
-  it('refuses a CSV with a NUL in a row before issuing anything, naming the row and column', async () => {
+  // A signed-in user of a fresh account, and a way to upload a CSV as the upload page does.
+  async function uploader() {
     const { tenant, email } = await user();
     const client = formClient(t);
     await signInWith(client, email, PASSWORD);
-    await client.get(`/dashboard/certificates/upload?templateId=${tenant.templateId}`);
-    const res = await client.upload(
-      '/dashboard/certificates/upload',
-      { templateId: tenant.templateId },
-      {
-        name: 'nul.csv',
-        content: 'name,email,course\nNulRepro Good,good@a.test,Course\nBad\x00Name,bad@a.test,Course\n',
-      },
+    const upload = async (content: string) => {
+      await client.get(`/dashboard/certificates/upload?templateId=${tenant.templateId}`);
+      return client.upload(
+        '/dashboard/certificates/upload',
+        { templateId: tenant.templateId },
+        { name: 'recipients.csv', content },
+      );
+    };
+    return { tenant, client, upload };
+  }
+
+  it('refuses a CSV with a NUL in a row before issuing anything, naming the row and column', async () => {
+    const { tenant, upload } = await uploader();
+    const res = await upload(
+      'name,email,course\nNulRepro Good,good@a.test,Course\nBad\x00Name,bad@a.test,Course\n',
     );
     assert.equal(res.statusCode, 422, res.body.slice(0, 300));
     assert.match(res.body, /Row 3, column name: the value contains a NUL character; nothing was issued/);
@@ -62,12 +70,7 @@ describe('dashboard hardening', () => {
       ['name,email,course\nEve \u202Eevil,eve@a.test,Course\n', /Row 2, column name/],
       ['name,email,course\nAda,ada@a.test,Cour\u0007se\n', /Row 2, column course/],
     ] as const) {
-      await client.get(`/dashboard/certificates/upload?templateId=${tenant.templateId}`);
-      const again = await client.upload(
-        '/dashboard/certificates/upload',
-        { templateId: tenant.templateId },
-        { name: 'x.csv', content },
-      );
+      const again = await upload(content);
       assert.equal(again.statusCode, 422);
       assert.match(again.body, where);
     }
@@ -75,17 +78,9 @@ describe('dashboard hardening', () => {
   });
 
   it('keeps the results of an upload out of the session, on a page of the account only', async () => {
-    const { tenant, email } = await user();
-    const client = formClient(t);
-    await signInWith(client, email, PASSWORD);
-    await client.get(`/dashboard/certificates/upload?templateId=${tenant.templateId}`);
-    const res = await client.upload(
-      '/dashboard/certificates/upload',
-      { templateId: tenant.templateId },
-      {
-        name: 'ok.csv',
-        content: 'name,email,course\nZoë Ångström,zoe@a.test,Safe Lifting\nBad,not-an-address,X\n',
-      },
+    const { client, upload } = await uploader();
+    const res = await upload(
+      'name,email,course\nZoë Ångström,zoe@a.test,Safe Lifting\nBad,not-an-address,X\n',
     );
     assert.equal(res.statusCode, 303, res.body.slice(0, 300));
     const location = String(res.headers.location);

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError } from '../../platform/errors.js';
@@ -103,6 +103,8 @@ export function createCredentialsService(deps: {
     };
   }
 
+  // Accounts known to have a signing key.
+  const keyed = new Set<string>();
   // Status list credentials by (list, version, key): signed once per change, then served from memory.
   const signedLists = new Map<string, Promise<Buffer>>();
 
@@ -110,14 +112,18 @@ export function createCredentialsService(deps: {
     // A master key that does not open the stored keys is a configuration fault: refused at start.
     async checkVault(): Promise<void> {
       if (!deps.vault) return;
-      const { rows } = await db.query<keysRepo.SigningKeyRow>('SELECT * FROM signing_keys LIMIT 1');
-      if (rows[0]) deps.vault.open(rows[0].private_key, rows[0].id);
+      const row = await keysRepo.anyKey(db);
+      if (row) deps.vault.open(row.private_key, row.id);
     },
 
     // Called before an issue's transaction, so that a first key is made outside it.
+    // Keys are never deleted, so an account seen with one needs no second look (a query saved per issue).
     async prepare(accountId: string): Promise<void> {
       vault();
-      await currentKey(db, accountId);
+      if (!keyed.has(accountId)) {
+        await currentKey(db, accountId);
+        keyed.add(accountId);
+      }
       await credentialTemplate();
     },
 
@@ -318,14 +324,6 @@ export function createCredentialsService(deps: {
       const key = newKey(accountId);
       await db.transaction((tx) => keysRepo.rotateKey(tx, key, deps.now()));
       return keyView((await keysRepo.currentKey(db, accountId))!);
-    },
-
-    // The public key of a stored key, for tests and the CLI (never the private one).
-    publicKeyOf(row: keysRepo.SigningKeyRow): KeyObject {
-      return createPublicKey({
-        key: { kty: 'OKP', crv: 'Ed25519', x: row.public_key.toString('base64url') },
-        format: 'jwk',
-      });
     },
   };
 }

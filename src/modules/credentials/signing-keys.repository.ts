@@ -17,6 +17,12 @@ export async function currentKey(db: Queryable, accountId: string): Promise<Sign
   return rows[0];
 }
 
+// Any one stored key: enough to tell whether a master key is the one they were sealed with.
+export async function anyKey(db: Queryable): Promise<SigningKeyRow | undefined> {
+  const { rows } = await db.query<SigningKeyRow>('SELECT * FROM signing_keys LIMIT 1');
+  return rows[0];
+}
+
 export async function listKeys(db: Queryable, accountId: string): Promise<SigningKeyRow[]> {
   const { rows } = await db.query<SigningKeyRow>(
     'SELECT * FROM signing_keys WHERE account_id = $1 ORDER BY created_at, id',
