@@ -55,6 +55,7 @@ function view(overrides: Partial<VerifyView> = {}): VerifyView {
     verificationUrl: 'https://certs.example.com/verify/7K3M9Q2XRB4D8F1H',
     pdfSha256: '0'.repeat(64),
     signed: false,
+    pdfSigned: false,
     issuerDid: null,
     credentialUrl: null,
     ...overrides,
