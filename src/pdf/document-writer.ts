@@ -31,13 +31,21 @@ export type DocumentResult =
   | { ok: false; issues: RenderIssue[] };
 
 // A sealable document is left without its cross-reference table, for sealPdf (pdf-seal.ts).
-export function renderDocument(template: CompiledTemplate, values: RenderValues, sealable: true): DocumentResult;
+export function renderDocument(
+  template: CompiledTemplate,
+  values: RenderValues,
+  sealable: true,
+): DocumentResult;
 export function renderDocument(
   template: CompiledTemplate,
   values: RenderValues,
   sealable?: false,
 ): Exclude<DocumentResult, { unsealed: UnsealedPdf }>;
-export function renderDocument(template: CompiledTemplate, values: RenderValues, sealable = false): DocumentResult {
+export function renderDocument(
+  template: CompiledTemplate,
+  values: RenderValues,
+  sealable = false,
+): DocumentResult {
   const issues: RenderIssue[] = [];
   const data = values.data ?? {};
   for (const key of template.requiredKeys) {
@@ -142,7 +150,10 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues,
   for (const doc of docFonts.values()) writeFont(writer, doc);
   // The objects after the fonts: the seal's, in a sealable document.
   const base = template.objectCount + 5 * (docFonts.size - template.fonts.length);
-  writer.object(CATALOG, `<< /Type /Catalog /Pages ${PAGES} 0 R${sealable ? sealCatalogEntries(base) : ''} >>`);
+  writer.object(
+    CATALOG,
+    `<< /Type /Catalog /Pages ${PAGES} 0 R${sealable ? sealCatalogEntries(base) : ''} >>`,
+  );
   writer.object(PAGE, `<< ${template.pageEntries}${sealable ? sealPageEntries(base) : ''} >>`);
   if (sealable) {
     writeSealFrame(writer, base, PAGE);

@@ -74,7 +74,11 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     return shared;
   }
 
-  async function run(template: RenderTemplate, items: RenderValues[], sealable: boolean): Promise<WorkerOutcome[]> {
+  async function run(
+    template: RenderTemplate,
+    items: RenderValues[],
+    sealable: boolean,
+  ): Promise<WorkerOutcome[]> {
     if (closed) throw new Error('PDF renderer is closed');
     if (items.length === 0) return [];
     const shared = sharedTemplate(template);
@@ -104,7 +108,14 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     async renderSealable(template, items) {
       return (await run(template, items, true)).map((outcome) =>
         outcome.ok
-          ? { ok: true, unsealed: { body: asBuffer(outcome.pdf), offsets: outcome.seal!.offsets, base: outcome.seal!.base } }
+          ? {
+              ok: true,
+              unsealed: {
+                body: asBuffer(outcome.pdf),
+                offsets: outcome.seal!.offsets,
+                base: outcome.seal!.base,
+              },
+            }
           : outcome,
       );
     },

@@ -40,7 +40,10 @@ export function writeSealFrame(writer: PdfWriter, base: number, pageId: number):
     `<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature) /F 132 /Rect [0 0 0 0] ` +
       `/P ${pageId} 0 R /V ${base + SIGNATURE} 0 R >>`,
   );
-  writer.object(base + NAMES, `<< /EmbeddedFiles << /Names [(${ATTACHMENT_NAME}) ${base + FILESPEC} 0 R] >> >>`);
+  writer.object(
+    base + NAMES,
+    `<< /EmbeddedFiles << /Names [(${ATTACHMENT_NAME}) ${base + FILESPEC} 0 R] >> >>`,
+  );
   writer.object(
     base + FILESPEC,
     `<< /Type /Filespec /F (${ATTACHMENT_NAME}) /UF (${ATTACHMENT_NAME}) ` +
@@ -68,7 +71,10 @@ export async function sealPdf(
 ): Promise<{ pdf: Buffer; sha256: string }> {
   const { base } = unsealed;
   const writer = new PdfWriter();
-  writer.prebuilt(unsealed.body, new Map(unsealed.offsets.flatMap((at, id) => (at === undefined ? [] : [[id, at]]))));
+  writer.prebuilt(
+    unsealed.body,
+    new Map(unsealed.offsets.flatMap((at, id) => (at === undefined ? [] : [[id, at]]))),
+  );
   const date = pdfDate(opts.signedAt);
   writer.stream(
     base + EMBEDDED_FILE,
@@ -93,11 +99,9 @@ export async function sealPdf(
   const whole = signed.copy();
   const tail = pdf.subarray(afterContents);
   const cms = await opts.sign(signed.update(tail).digest());
-  if (cms.length > opts.reserve) throw new Error(`the signature (${cms.length} bytes) exceeds its reserved space`);
+  if (cms.length > opts.reserve)
+    throw new Error(`the signature (${cms.length} bytes) exceeds its reserved space`);
   pdf.write(cms.toString('hex'), contentsAt + 1, 'latin1');
-  const sha256 = whole
-    .update(pdf.subarray(contentsAt, afterContents))
-    .update(tail)
-    .digest('hex');
+  const sha256 = whole.update(pdf.subarray(contentsAt, afterContents)).update(tail).digest('hex');
   return { pdf, sha256 };
 }

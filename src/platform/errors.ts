@@ -81,11 +81,7 @@ export type Outcome = 'unchanged' | 'unknown';
 type Unavailable = 'database' | 'rate-limit store' | 'shutdown' | 'time-stamp authority';
 
 export class ServiceUnavailableError extends AppError {
-  constructor(
-    what: Unavailable,
-    retryAfterS = 1,
-    outcome: Outcome = 'unchanged',
-  ) {
+  constructor(what: Unavailable, retryAfterS = 1, outcome: Outcome = 'unchanged') {
     super('service_unavailable', unavailableMessage(what, outcome), { outcome });
     this.headers = { 'Retry-After': String(Math.max(1, retryAfterS)) };
   }

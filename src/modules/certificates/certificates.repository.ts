@@ -77,7 +77,9 @@ export async function insertPdfs(tx: Queryable, pdfs: FrozenPdf[]): Promise<void
   if (pdfs.length === 0) return;
   // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
   // doubling the memory of a 500-PDF batch).
-  const values = pdfs.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`).join(', ');
+  const values = pdfs
+    .map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`)
+    .join(', ');
   await tx.query(
     `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by) VALUES ${values}`,
     pdfs.flatMap((p) => [p.certificateId, p.pdf, p.sha256, p.signedBy]),

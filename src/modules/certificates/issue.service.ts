@@ -1,7 +1,12 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
-import { sampleValues, type PdfRenderer, type RenderValues, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
+import {
+  sampleValues,
+  type PdfRenderer,
+  type RenderValues,
+  type UnsealedPdf,
+} from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';

@@ -1,4 +1,10 @@
-import { createHash, createPrivateKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, ServiceUnavailableError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
@@ -37,10 +43,15 @@ export interface SealItem {
   credential: Buffer;
 }
 
-// Room in /Contents for a time-stamp token (the TSA's certificates included): most are 3-6 KB.
-const TIME_STAMP_RESERVE = 12_288;
+// Room in /Contents for a time-stamp token (the TSA's certificates included) until this process
+// has seen the TSA's tokens: then the largest seen plus a margin. A token that does not fit makes
+// that one document be signed again with room for it.
+const FIRST_TIME_STAMP_RESERVE = 8_192;
+const TIME_STAMP_MARGIN = 512;
 // Time-stamp requests of one issue in flight at once.
 const TIME_STAMP_CONCURRENCY = 8;
+
+class TokenTooLargeError extends Error {}
 
 function view(row: certsRepo.PdfCertificateRow): PdfCertificateView {
   const x509 = new X509Certificate(row.certificate);
@@ -74,6 +85,7 @@ export function createPdfSigningService(deps: {
   // Signers by certificate id: a certificate and its key never change, only which one is current.
   const signers = new Map<string, CmsSigner>();
   const prepared = new Set<string>();
+  let timeStampRoom = FIRST_TIME_STAMP_RESERVE;
 
   function vault(): KeyVault {
     if (!deps.vault) throw new SigningNotConfiguredError();
@@ -99,7 +111,11 @@ export function createPdfSigningService(deps: {
   function signerOf(row: certsRepo.PdfCertificateRow): CmsSigner {
     let signer = signers.get(row.id);
     if (!signer) {
-      const privateKey = createPrivateKey({ key: vault().open(row.private_key, row.id), format: 'der', type: 'pkcs8' });
+      const privateKey = createPrivateKey({
+        key: vault().open(row.private_key, row.id),
+        format: 'der',
+        type: 'pkcs8',
+      });
       signer = createCmsSigner({ certificate: row.certificate, chain: row.chain, privateKey });
       signers.set(row.id, signer);
     }
@@ -142,18 +158,34 @@ export function createPdfSigningService(deps: {
       if (items.length === 0) return [];
       const row = await current(tx, accountId);
       const signer = signerOf(row);
-      const reserve = signer.maxLength + (timeStamper ? TIME_STAMP_RESERVE : 0);
       const at = signedAt.toISOString();
       const out: { pdf: Buffer; sha256: string; signedBy: string }[] = new Array(items.length);
+      // The time stamp's length is known only once it is there: a token that does not fit the
+      // reserved space makes its document be sealed again, with room for it.
+      const stamped = async (digest: Buffer, room: number) => {
+        const cms = await signer.sign(digest, timeStamper);
+        const tokenLength = cms.length - signer.maxLength + TIME_STAMP_MARGIN;
+        if (tokenLength > timeStampRoom) timeStampRoom = tokenLength;
+        if (cms.length > room) throw new TokenTooLargeError();
+        return cms;
+      };
       const sealOne = async (i: number) => {
         const item = items[i]!;
-        const { pdf, sha256 } = await sealPdf(item.unsealed, {
-          attachment: item.credential,
-          signedAt: at,
-          reserve,
-          sign: (digest) => signer.sign(digest, timeStamper),
-        });
-        out[i] = { pdf, sha256, signedBy: row.id };
+        for (let attempt = 0; ; attempt++) {
+          const reserve = signer.maxLength + (timeStamper ? timeStampRoom : 0);
+          try {
+            const { pdf, sha256 } = await sealPdf(item.unsealed, {
+              attachment: item.credential,
+              signedAt: at,
+              reserve,
+              sign: (digest) => (timeStamper ? stamped(digest, reserve) : signer.sign(digest)),
+            });
+            out[i] = { pdf, sha256, signedBy: row.id };
+            return;
+          } catch (err) {
+            if (!(err instanceof TokenTooLargeError) || attempt > 0) throw err;
+          }
+        }
       };
       try {
         if (!timeStamper) {

@@ -40,7 +40,11 @@ export interface CmsSigner {
 /** Gets an RFC 3161 time-stamp token (a DER ContentInfo) over the given SHA-256 digest. */
 export type TimeStamper = (digest: Buffer) => Promise<Buffer>;
 
-export function createCmsSigner(opts: { certificate: Buffer; chain: Buffer[]; privateKey: KeyObject }): CmsSigner {
+export function createCmsSigner(opts: {
+  certificate: Buffer;
+  chain: Buffer[];
+  privateKey: KeyObject;
+}): CmsSigner {
   const scheme = signatureScheme(opts.privateKey);
   const digestAlgorithm = algorithm(SHA256);
   const { issuer, serial } = issuerAndSerial(opts.certificate);

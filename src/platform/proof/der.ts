@@ -102,7 +102,7 @@ export function read(buffer: Buffer, at = 0): Element {
 /** The elements inside a constructed encoding's contents. */
 export function children(contents: Buffer): Element[] {
   const out: Element[] = [];
-  for (let at = 0; at < contents.length; ) {
+  for (let at = 0; at < contents.length;) {
     const element = read(contents, at);
     out.push(element);
     at += element.bytes.length;

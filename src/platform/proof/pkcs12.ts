@@ -54,7 +54,8 @@ export async function readPkcs12(file: Buffer, passphrase: string): Promise<Sign
   } catch (err) {
     if (err instanceof Pkcs12Error) throw err;
     const message = (err as Error).message;
-    if (/1\.2\.840\.113549\.1\.12\.1\./.test(message)) throw new Pkcs12Error(`the file cannot be read: ${LEGACY_HINT}`);
+    if (/1\.2\.840\.113549\.1\.12\.1\./.test(message))
+      throw new Pkcs12Error(`the file cannot be read: ${LEGACY_HINT}`);
     if (/integrity|mac|password/i.test(message)) {
       throw new Pkcs12Error('the passphrase does not open the file (or the file is damaged)');
     }
@@ -63,7 +64,9 @@ export async function readPkcs12(file: Buffer, passphrase: string): Promise<Sign
   if (keys.length !== 1) throw new Pkcs12Error(`the file must hold one private key, not ${keys.length}`);
   const privateKey = createPrivateKey({ key: keys[0]!, format: 'der', type: 'pkcs8' });
   if (privateKey.asymmetricKeyType !== 'ec' && privateKey.asymmetricKeyType !== 'rsa') {
-    throw new Pkcs12Error(`the private key must be ECDSA or RSA, not ${String(privateKey.asymmetricKeyType)}`);
+    throw new Pkcs12Error(
+      `the private key must be ECDSA or RSA, not ${String(privateKey.asymmetricKeyType)}`,
+    );
   }
   const parsed = certificates.map((der) => ({ der, x509: new X509Certificate(der) }));
   const leaf = parsed.find((c) => c.x509.checkPrivateKey(privateKey));
