@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as pkijs from 'pkijs';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { worldNames } from '../helpers/world-names.js';
 import { startLocalTsa, type LocalTsa } from './tsa.js';
+import { attachment, byteRange, cleanPdfTools, cmsOf, pdfsig, tempFile } from './pdf-tools.js';
 
 // docs/proof.md, Signed PDFs: every frozen PDF carries a PAdES signature over the whole file, made
 // at issue, and its credential as the attached file credential.json. Checked with tools we did not
 // write: poppler's pdfsig and pdfdetach, OpenSSL's cms and ts, pkijs.
-
-const dir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-signed-pdf-'));
-let fileNo = 0;
-function tempFile(bytes: Buffer, ext = 'pdf'): string {
-  const file = path.join(dir, `f${++fileNo}.${ext}`);
-  writeFileSync(file, bytes);
-  return file;
-}
-
-export function pdfsig(pdf: Buffer): string {
-  const r = spawnSync('pdfsig', [tempFile(pdf)], { encoding: 'utf8' });
-  return r.stdout + r.stderr;
-}
 
 function assertSigned(pdf: Buffer, signer: string, label = ''): void {
   const out = pdfsig(pdf);
@@ -33,31 +18,6 @@ function assertSigned(pdf: Buffer, signer: string, label = ''): void {
   assert.match(out, /Total document signed/, `${label}\n${out}`);
   assert.match(out, /Signature Type: ETSI\.CAdES\.detached/, out);
   assert.ok(out.includes(`Signer Certificate Common Name: ${signer}`), `${label}\n${out}`);
-}
-
-function attachment(pdf: Buffer): Buffer {
-  const file = tempFile(pdf);
-  const list = execFileSync('pdfdetach', ['-list', file], { encoding: 'utf8' });
-  assert.match(list, /^1 embedded files\n1: credential\.json$/m, list);
-  const out = path.join(dir, `detached-${fileNo}.json`);
-  execFileSync('pdfdetach', ['-save', '1', '-o', out, file]);
-  return readFileSync(out);
-}
-
-function byteRange(pdf: Buffer): [number, number, number, number] {
-  const m = /\/ByteRange \[(\d+) (\d+) (\d+) (\d+)\s*\]/.exec(pdf.toString('latin1'));
-  assert.ok(m, 'a /ByteRange');
-  return [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
-}
-
-function cmsOf(pdf: Buffer): Buffer {
-  const [, contentsAt, after] = byteRange(pdf);
-  const hex = pdf.subarray(contentsAt + 1, after - 1).toString('latin1');
-  const bytes = Buffer.from(hex, 'hex');
-  // Trailing zeros are the unused reserved room: the DER's own length says where it ends.
-  const length =
-    bytes[1]! & 0x80 ? 2 + (bytes[1]! & 0x7f) + bytes.readUIntBE(2, bytes[1]! & 0x7f) : 2 + bytes[1]!;
-  return bytes.subarray(0, length);
 }
 
 describe('signed PDFs', () => {
@@ -90,7 +50,7 @@ describe('signed PDFs', () => {
   });
   after(async () => {
     await t?.close();
-    rmSync(dir, { recursive: true, force: true });
+    cleanPdfTools();
   });
 
   it('signs every PDF of single and batch issues over the whole file, with the credential attached', async () => {
