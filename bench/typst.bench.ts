@@ -274,7 +274,7 @@ if (out) {
     for (let i = 0; i < 19; i++)
       writeFileSync(path.join(out, `${file}-${i}.pdf`), e.render(certificateValues(i, false)));
 }
-for (const e of engines) for (let i = 0; i < 500; i++) e.render(certificateValues(1_000_000 + i, false)); // warm up
+for (const e of engines) for (let i = 0; i < 1000; i++) e.render(certificateValues(1_000_000 + i, false)); // warm up
 
 function run(engine: Engine, round: number): void {
   const items = Array.from({ length: count }, (_, i) => certificateValues(round * count + i, false));
