@@ -287,7 +287,7 @@ function run(engine: Engine, round: number): void {
 }
 
 console.log(
-  `certsvc against Typst, world names, one thread, ${count} certificates per engine and round, ${rounds} rounds (CPU ms per certificate):`,
+  `certsvc against Typst, world names${withoutQr ? ' (no QR code)' : ''}, one thread, ${count} certificates per engine and round, ${rounds} rounds (CPU ms per certificate):`,
 );
 for (let round = 0; round < rounds; round++) {
   for (const e of round % 2 === 0 ? engines : [...engines].reverse()) run(e, round);
