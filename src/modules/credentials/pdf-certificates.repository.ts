@@ -60,3 +60,17 @@ export async function replaceCertificate(db: Queryable, cert: NewPdfCertificate,
     [cert.id, cert.accountId, cert.certificate, cert.chain, cert.privateKey, cert.source, at],
   );
 }
+
+// The certificate that sealed a certificate's frozen PDF; none for PDFs frozen before signing.
+export async function signerOfPdf(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<PdfCertificateRow | undefined> {
+  const { rows } = await db.query<PdfCertificateRow>(
+    `SELECT s.* FROM certificate_pdfs p JOIN pdf_signing_certificates s ON s.id = p.signed_by
+      WHERE p.certificate_id = $1 AND s.account_id = $2`,
+    [certificateId, accountId],
+  );
+  return rows[0];
+}

@@ -204,6 +204,12 @@ export function createPdfSigningService(deps: {
       return out;
     },
 
+    // The certificate that signed a certificate's frozen PDF (none: frozen before PDFs were signed).
+    async signerOf(accountId: string, certificateId: string): Promise<PdfCertificateView | undefined> {
+      const row = await certsRepo.signerOfPdf(db, accountId, certificateId);
+      return row && view(row);
+    },
+
     async list(accountId: string): Promise<PdfCertificateView[]> {
       if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
       return (await certsRepo.listCertificates(db, accountId)).map(view);
