@@ -73,6 +73,7 @@ export function createServices(deps: ServiceDeps) {
     vault: deps.vault,
     tsa: config.tsa,
     now: deps.now,
+    logger: deps.logger,
   });
 
   return {

@@ -68,6 +68,8 @@ export async function startLocalTsa(): Promise<LocalTsa> {
     { cwd: dir, stdio: 'ignore' },
   );
   let n = 0;
+  // One openssl at a time: they share the serial number file.
+  let queue: Promise<void> = Promise.resolve();
   const tsa: LocalTsa = {
     url: '',
     certificateFile: path.join(dir, 'tsa.pem'),
@@ -92,19 +94,25 @@ export async function startLocalTsa(): Promise<LocalTsa> {
       const query = path.join(dir, `q${id}.tsq`);
       const reply = path.join(dir, `r${id}.tsr`);
       writeFileSync(query, Buffer.concat(chunks));
-      execFile(
-        'openssl',
-        ['ts', '-reply', '-queryfile', query, '-config', 'tsa.cnf', '-out', reply],
-        { cwd: dir },
-        (err) => {
-          if (err) {
-            res.writeHead(500).end();
-            return;
-          }
-          res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(reply));
-          rmSync(query, { force: true });
-          rmSync(reply, { force: true });
-        },
+      queue = queue.then(
+        () =>
+          new Promise<void>((done) => {
+            execFile(
+              'openssl',
+              ['ts', '-reply', '-queryfile', query, '-config', 'tsa.cnf', '-out', reply],
+              { cwd: dir },
+              (err) => {
+                if (err) res.writeHead(500).end();
+                else
+                  res
+                    .writeHead(200, { 'content-type': 'application/timestamp-reply' })
+                    .end(readFileSync(reply));
+                rmSync(query, { force: true });
+                rmSync(reply, { force: true });
+                done();
+              },
+            );
+          }),
       );
     });
   });

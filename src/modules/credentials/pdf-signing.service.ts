@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import {
   createHash,
   createPrivateKey,
@@ -77,6 +78,7 @@ export function createPdfSigningService(deps: {
   /** RFC 3161 time-stamp authority: B-T signatures when set. */
   tsa?: { url: string; timeoutMs: number };
   now: () => Date;
+  logger?: Pick<Logger, 'warn'>;
 }) {
   const { db } = deps;
   const timeStamper: TimeStamper | undefined = deps.tsa
@@ -198,7 +200,10 @@ export function createPdfSigningService(deps: {
           await Promise.all(Array.from({ length: Math.min(TIME_STAMP_CONCURRENCY, items.length) }, lane));
         }
       } catch (err) {
-        if (err instanceof TimeStampError) throw new ServiceUnavailableError('time-stamp authority', 5);
+        if (err instanceof TimeStampError) {
+          deps.logger?.warn({ tsa: deps.tsa?.url, reason: err.message }, 'time stamp failed: issue refused');
+          throw new ServiceUnavailableError('time-stamp authority', 5);
+        }
         throw err;
       }
       return out;
