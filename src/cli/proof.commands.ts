@@ -16,7 +16,7 @@ function line(k: SigningKeyView): string {
 function certificateLine(c: PdfCertificateView): string {
   return (
     `${c.id}  ${c.current ? 'current' : `retired ${c.retiredAt}`}  ${c.source}  ${c.keyType}  ` +
-    `"${c.subject}"  valid to ${c.validTo}  SHA-256 ${c.fingerprintSha256}`
+    `"${c.subject}"  ${Date.parse(c.validTo) <= Date.now() ? 'EXPIRED' : 'valid to'} ${c.validTo}  SHA-256 ${c.fingerprintSha256}`
   );
 }
 

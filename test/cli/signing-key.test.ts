@@ -61,6 +61,20 @@ describe('certsvc signing-key', () => {
       apps.map(async (t) => methodOf(t, tenant.auth, (await issueCertificate(t.app, tenant)).id)),
     );
     assert.deepEqual(after, [key.verificationMethod, key.verificationMethod, key.verificationMethod]);
+    // The PDF signing certificate (self-signed) was rotated with it: every instance seals with the new one.
+    const pdfCertificate = (
+      JSON.parse(rotated.stdout) as { pdfCertificate: { id: string; rotated: boolean } }
+    ).pdfCertificate;
+    assert.equal(pdfCertificate.rotated, true);
+    const { rows } = await apps[0]!.deps.db.query<{ signed_by: string }>(
+      `SELECT p.signed_by FROM certificate_pdfs p JOIN certificates c ON c.id = p.certificate_id
+        WHERE c.account_id = $1 ORDER BY c.created_at DESC, c.id DESC LIMIT 3`,
+      [tenant.accountId],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.signed_by),
+      [pdfCertificate.id, pdfCertificate.id, pdfCertificate.id],
+    );
 
     const list = await runCli(['signing-key', 'list', tenant.accountId, '--json'], env());
     assert.equal(list.code, 0, list.stderr);

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import * as pkijs from 'pkijs';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { worldNames } from '../helpers/world-names.js';
+import { replaceCertificate } from '../../src/modules/credentials/pdf-certificates.repository.js';
+import { createKeyVault } from '../../src/platform/proof/key-vault.js';
+import { selfSignedCertificate } from '../../src/platform/proof/x509.js';
 import { startLocalTsa, type LocalTsa } from './tsa.js';
 import { attachment, byteRange, cleanPdfTools, cmsOf, pdfsig, tempFile } from './pdf-tools.js';
 
@@ -215,6 +218,42 @@ describe('signed PDFs', () => {
     );
     assert.match(text, /Digital Signature, Non Repudiation/);
     assert.match(text, /CA:FALSE/);
+  });
+
+  it('replaces an expired signing certificate with a new self-signed one, and says so', async () => {
+    const owner = await createTenant(t.deps, { name: 'Lapsed Academy' });
+    await issueCertificate(t.app, owner);
+    // As an imported certificate whose term has ended.
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const certificate = selfSignedCertificate({
+      commonName: 'Lapsed Signer',
+      publicKey,
+      privateKey,
+      notBefore: new Date('2020-01-01T00:00:00Z'),
+      notAfter: new Date('2021-01-01T00:00:00Z'),
+    });
+    const id = randomUUID();
+    const vault = createKeyVault(t.deps.config.signingKeysSecret!);
+    const sealedKey = vault.seal(privateKey.export({ format: 'der', type: 'pkcs8' }), id);
+    await t.deps.db.transaction((tx) =>
+      replaceCertificate(
+        tx,
+        { id, accountId: owner.accountId, certificate, chain: [], privateKey: sealedKey, source: 'imported' },
+        new Date(),
+      ),
+    );
+    const c = await issueCertificate(t.app, owner);
+    assertSigned(await pdfOf(t, owner, c.id), 'Lapsed Academy');
+    const list = await t.deps.services.pdfSigning.list(owner.accountId);
+    assert.deepEqual(
+      list.map((x) => [x.source, x.current]),
+      [
+        ['generated', false],
+        ['imported', false],
+        ['generated', true],
+      ],
+    );
+    assert.equal(list[1]!.validTo, '2021-01-01T00:00:00.000Z');
   });
 
   describe('with TSA_URL (PAdES B-T)', () => {

@@ -74,3 +74,24 @@ export async function signerOfPdf(
   );
   return rows[0];
 }
+
+// Retires `oldId` if it is still current and makes `cert` current; false when another instance
+// replaced it first (then nothing is written).
+export async function replaceIfCurrent(
+  db: Queryable,
+  oldId: string,
+  cert: NewPdfCertificate,
+  at: Date,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE pdf_signing_certificates SET retired_at = $2 WHERE id = $1 AND retired_at IS NULL',
+    [oldId, at],
+  );
+  if (!rowCount) return false;
+  await db.query(
+    `INSERT INTO pdf_signing_certificates (id, account_id, certificate, chain, private_key, source, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [cert.id, cert.accountId, cert.certificate, cert.chain, cert.privateKey, cert.source, at],
+  );
+  return true;
+}

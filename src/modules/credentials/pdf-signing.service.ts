@@ -135,6 +135,36 @@ export function createPdfSigningService(deps: {
     return row!;
   }
 
+  // Certificates' ends, by id (parsed once).
+  const ends = new Map<string, number>();
+  // An expired certificate (an imported one whose term ended) would make every PDF signed from then
+  // on show "certificate expired" in PDF readers: the account gets a new self-signed certificate
+  // instead, and the operator is told (in the log and by `certsvc signing-key list`) to import a
+  // renewed one.
+  async function unexpired(row: certsRepo.PdfCertificateRow, at: Date): Promise<certsRepo.PdfCertificateRow> {
+    let end = ends.get(row.id);
+    if (end === undefined) {
+      end = new Date(new X509Certificate(row.certificate).validTo).getTime();
+      ends.set(row.id, end);
+    }
+    if (end > at.getTime()) return row;
+    const account = await findAccount(db, row.account_id);
+    const fresh = generated(row.account_id, account!.name);
+    const replaced = await db.transaction((tx) => certsRepo.replaceIfCurrent(tx, row.id, fresh, deps.now()));
+    if (replaced) {
+      deps.logger?.warn(
+        {
+          accountId: row.account_id,
+          expired: row.id,
+          validTo: new Date(end).toISOString(),
+          replacement: fresh.id,
+        },
+        'PDF signing certificate expired: signing with a new self-signed certificate; import a renewed one',
+      );
+    }
+    return (await certsRepo.currentCertificate(db, row.account_id))!;
+  }
+
   return {
     timeStamped: timeStamper !== undefined,
 
@@ -158,7 +188,7 @@ export function createPdfSigningService(deps: {
       signedAt: Date,
     ): Promise<{ pdf: Buffer; sha256: string; signedBy: string }[]> {
       if (items.length === 0) return [];
-      const row = await current(tx, accountId);
+      const row = await unexpired(await current(tx, accountId), signedAt);
       const signer = signerOf(row);
       const at = signedAt.toISOString();
       const out: { pdf: Buffer; sha256: string; signedBy: string }[] = new Array(items.length);

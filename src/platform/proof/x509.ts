@@ -54,6 +54,8 @@ export function selfSignedCertificate(opts: {
   publicKey: KeyObject;
   privateKey: KeyObject;
   notBefore: Date;
+  /** Default: no well-defined end. */
+  notAfter?: Date;
 }): Buffer {
   const spki = opts.publicKey.export({ type: 'spki', format: 'der' });
   const subjectPublicKey = children(read(spki).contents)[1]!.contents.subarray(1);
@@ -69,7 +71,7 @@ export function selfSignedCertificate(opts: {
     integer(serial),
     scheme.algorithm,
     subject,
-    sequence(time(opts.notBefore), time(new Date('9999-12-31T23:59:59Z'))),
+    sequence(time(opts.notBefore), time(opts.notAfter ?? new Date('9999-12-31T23:59:59Z'))),
     subject,
     spki,
     explicit(
