@@ -8,7 +8,9 @@ import { zipStream } from '../platform/zip.js';
 import { certificateFileName } from '../modules/certificates/certificate.view.js';
 import type { CertificateStatus } from '../modules/certificates/certificates.repository.js';
 import { SendBody } from '../modules/emails/emails.schemas.js';
-import { parseRecipientsCsv, resultsCsv, rowResults } from './csv-batch.js';
+import { MAX_ROWS, resultsCsv, rowResults } from './csv-batch.js';
+import { parseRecipientsCsv } from '../modules/imports/recipients-csv.js';
+import { MAX_IMPORT_ROWS } from '../modules/imports/imports.service.js';
 import type { DashboardDeps } from './deps.js';
 import { form, isUuid, pageNumber, pathId } from './params.js';
 import { findUpload, insertUpload } from './uploads.repository.js';
@@ -260,10 +262,21 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     if (!bytes || bytes.length === 0) return again('Choose a CSV file to upload.');
     let rows;
     try {
-      rows = parseRecipientsCsv(bytes, template.fields);
+      rows = parseRecipientsCsv(bytes, template.fields, MAX_IMPORT_ROWS);
     } catch (err) {
       if (err instanceof ValidationError) return again(err.message);
       throw err;
+    }
+    // A larger file is an import: a background job with a page of its own (decisions section 20).
+    if (rows.length > MAX_ROWS) {
+      const imp = await deps.services.imports.create({
+        accountId: s.user.accountId,
+        templateId: template.id,
+        fileName: (file?.type === 'file' && file.filename) || 'recipients.csv',
+        createdBy: `user:${s.user.id}`,
+        rows,
+      });
+      return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
     }
     const outcome = await issue.issueBatch(
       s.principal,
