@@ -181,6 +181,11 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
   }
 
   return {
+    // A design checked exactly like create (for previews of unsaved designs).
+    parse(designInput: unknown): Design {
+      return parseDesign(designInput, deps.checkDesign);
+    },
+
     async list(accountId: string, input: PageInput) {
       const page = toPage(input);
       const { rows, total } = await repo.listActive(db, accountId, page);
@@ -211,13 +216,17 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
     },
 
     // A draft or active template of the account with its newest saved design (what the studio edits).
-    async working(accountId: string, id: string): Promise<WorkingTemplate & { design: Design }> {
+    // (and issuedDesign, the one issued; for a draft the same).
+    async working(
+      accountId: string,
+      id: string,
+    ): Promise<WorkingTemplate & { design: Design; issuedDesign: Design }> {
       const row = await owned(accountId, id);
       const latest =
         row.latest_version === row.version
           ? row.design
           : (await storedVersion(accountId, id, row.latest_version)).design;
-      return { ...workingView(row), design: latest };
+      return { ...workingView(row), design: latest, issuedDesign: row.design };
     },
 
     // "New template" from one of the built-in starting designs: a draft.
