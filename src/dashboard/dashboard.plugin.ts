@@ -15,6 +15,7 @@ import { keysRoutes } from './keys.routes.js';
 import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
+import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
@@ -99,7 +100,8 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, {
     attachFieldsToBody: true,
-    limits: { fileSize: BODY_LIMIT, files: 1, fields: 10, parts: 12 },
+    // A field may be as large as a file: the studio's design JSON carries its images inline.
+    limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, files: 1, fields: 10, parts: 12 },
   });
   // CSRF tokens are signed double-submit cookies, not session data: the sign-in form stores nothing
   // on the server, so anonymous visitors cannot fill the sessions table.
@@ -151,6 +153,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
 
   authRoutes(app, deps);
   keysRoutes(app, deps);
+  studioRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
 }
