@@ -470,6 +470,47 @@ function studio(): void {
   });
   $<HTMLInputElement>('[data-sample-name]').addEventListener('input', schedule);
 
+  // Uploads: the service checks and decodes the file and answers its data URL; the design takes it
+  // like any other change (undo works). A refusal is said under the page, and nothing changes.
+  root.querySelectorAll<HTMLInputElement>('input[data-upload]').forEach((picker) => {
+    picker.addEventListener('change', async () => {
+      const file = picker.files?.[0];
+      if (!file) return;
+      const kind = picker.dataset.upload as string;
+      const body = new FormData();
+      body.append('_csrf', csrf);
+      body.append('kind', kind === 'font' ? 'font' : 'image');
+      body.append('file', file);
+      picker.value = '';
+      const res = await fetch(`${root!.dataset.previewUrl!.replace(/preview\.pdf$/, '')}uploads`, {
+        method: 'POST',
+        credentials: 'same-origin',
+        body,
+      });
+      if (!res.ok) {
+        const page = new DOMParser().parseFromString(await res.text(), 'text/html');
+        status.textContent = `Not added: ${page.getElementById('error-message')?.textContent ?? `error ${res.status}`}`;
+        area.dataset.upload = 'refused';
+        return;
+      }
+      const up = (await res.json()) as { src: string; width?: number; height?: number };
+      area.dataset.upload = 'done';
+      if (kind === 'background') {
+        commit(() => (design.background = { ...(design.background ?? {}), image: up.src }));
+      } else if (kind === 'font') {
+        let n = (design.fonts ?? []).length + 1;
+        while ((design.fonts ?? []).some((f: any) => f.name === `font-${n}`)) n++;
+        fonts.push(`font-${n}`);
+        commit(() => (design.fonts = [...(design.fonts ?? []), { name: `font-${n}`, src: up.src }]));
+      } else {
+        const width = Math.min(200, up.width ?? 200);
+        const height = round((width * (up.height ?? 1)) / (up.width ?? 1));
+        commit(() => design.elements.push({ type: 'image', src: up.src, x: 40, y: 40, width, height }));
+        select(design.elements.length - 1);
+      }
+    });
+  });
+
   // Keyboard: arrows nudge the selected element (Shift: 10 pt), Delete removes it, Ctrl+Z and
   // Ctrl+Shift+Z undo and redo (outside text inputs, which keep their own).
   document.addEventListener('keydown', (ev) => {

@@ -1,6 +1,8 @@
+import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { galleryDesign, galleryDesigns } from '../modules/templates/gallery.js';
 import type { SampleInput } from '../modules/templates/design-preview.service.js';
+import { uploadedFont, uploadedImage } from '../modules/templates/uploads.js';
 import { fontNames } from '../pdf/fonts.js';
 import { NotFoundError, ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
@@ -210,6 +212,21 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const t = await templates.archiveOwned(accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `${t.name} is archived: nothing more can be issued with it.` });
     return reply.redirect('/dashboard/templates', 303);
+  });
+
+  // An image or a font for the design being edited (multipart: kind, file), checked and decoded,
+  // answered as JSON { src, width?, height? } for the editor to put into the design; nothing is
+  // stored, and the design changes only when it is saved. A refusal is the error page (422, 413).
+  app.post('/templates/:id/uploads', { preHandler: csrf }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    await templates.working(accountId, pathId(request));
+    const file = (request.body as { file?: MultipartFile } | undefined)?.file;
+    const bytes = file && file.type === 'file' ? await file.toBuffer() : undefined;
+    if (!bytes) {
+      throw new ValidationError([{ path: ['file'], message: 'choose a file' }], 'Choose a file to upload.');
+    }
+    const answer = form(request).kind === 'font' ? uploadedFont(bytes) : uploadedImage(bytes);
+    return reply.header('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(answer);
   });
 
   // The editor's live preview: the design being edited (saved or not) with the sample values, as

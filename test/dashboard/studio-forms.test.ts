@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PNG } from 'pngjs';
 import { pdfText } from '../pdf/pdf-helpers.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { formClient, signInWith, type FormClient } from './form-client.js';
@@ -206,5 +211,97 @@ describe('dashboard: design studio forms', () => {
       const res = await client.post(`/dashboard/templates/${other.templateId}/${url}`, {});
       assert.equal(res.statusCode, 404, url);
     }
+  });
+
+  // A 4 x 3 PNG, and a JPEG made by poppler from a preview PDF.
+  function png(): Buffer {
+    const image = new PNG({ width: 4, height: 3 });
+    image.data.fill(200);
+    return PNG.sync.write(image);
+  }
+
+  function jpeg(pdf: Buffer): Buffer {
+    const dir = mkdtempSync(join(tmpdir(), 'studio-jpeg-'));
+    try {
+      writeFileSync(join(dir, 'in.pdf'), pdf);
+      execFileSync('pdftoppm', ['-r', '10', '-jpeg', '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')]);
+      return readFileSync(join(dir, 'out.jpg'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('uploads: PNG and JPEG come back as data URLs; broken, disguised, huge or fake files get a clear message', async () => {
+    const { tenant, client } = await signedIn();
+    const id = await newDraft(client, 'minimal-modern');
+    const url = `/dashboard/templates/${id}/uploads`;
+    const before = await t.deps.services.templates.working(tenant.accountId, id);
+    const upload = async (name: string, content: Buffer, kind = 'image') => {
+      await client.get(`/dashboard/templates/${id}/edit`);
+      return client.upload(url, { kind }, { name, content });
+    };
+
+    const ok = await upload('logo.png', png());
+    assert.equal(ok.statusCode, 200, ok.body);
+    const image = ok.json<{ src: string; width: number; height: number }>();
+    assert.deepEqual([image.src.slice(0, 22), image.width, image.height], ['data:image/png;base64,', 4, 3]);
+    const photo = jpeg((await client.get(`/dashboard/templates/${id}/preview.pdf`)).rawPayload);
+    const okJpeg = await upload('photo.jpg', photo);
+    assert.equal(okJpeg.statusCode, 200, okJpeg.body);
+    assert.match(okJpeg.json().src, /^data:image\/jpeg;base64,/);
+
+    const broken = png();
+    broken[broken.length - 20]! ^= 0xff; // inside the IDAT chunk: its CRC no longer matches
+    const refusals: [string, Buffer, RegExp, number, string?][] = [
+      [
+        'broken.png',
+        broken,
+        /The PNG image is broken and cannot be used: it is not a readable PNG image/,
+        422,
+      ],
+      [
+        'drawing.png',
+        Buffer.from(
+          '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        ),
+        /not a PNG or JPEG image: its content is an SVG drawing, whatever its name says/,
+        422,
+      ],
+      [
+        'page.png',
+        Buffer.from('<!doctype html><script>alert(1)</script>'),
+        /its content is HTML or XML text/,
+        422,
+      ],
+      [
+        'huge.png',
+        Buffer.concat([png(), Buffer.alloc(30 * 1024 * 1024)]),
+        /The upload is too large: a file of at most 2 MiB/,
+        413,
+      ],
+      [
+        'brand.ttf',
+        Buffer.from('this is not a font at all'),
+        /The file is not a font \(TTF or OTF\)/,
+        422,
+        'font',
+      ],
+      [
+        'brand.ttf',
+        Buffer.concat([Buffer.from([0, 1, 0, 0]), Buffer.alloc(64)]),
+        /The font cannot be used/,
+        422,
+        'font',
+      ],
+    ];
+    for (const [name, content, message, status, kind] of refusals) {
+      const res = await upload(name, content, kind);
+      assert.equal(res.statusCode, status, `${name}: ${res.body.slice(0, 300)}`);
+      assert.match(res.headers['content-type'] as string, /^text\/html/);
+      assert.match(res.body, message, name);
+    }
+    // Nothing changed.
+    const after = await t.deps.services.templates.working(tenant.accountId, id);
+    assert.deepEqual([after.latestVersion, after.design], [before.latestVersion, before.design]);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { pdfText, pdfWords } from '../pdf/pdf-helpers.js';
 import { browserSkipReason } from '../helpers/browser.js';
 import { createUser, DESKTOP, PHONE, shot, signIn, startDashboard, type DashboardEnv } from './support.js';
@@ -212,7 +213,7 @@ describe('dashboard: the design studio (Chromium)', { skip }, () => {
     await close();
   });
 
-  it('keyboard: arrows nudge (Shift: 10 pt), Ctrl+Z and Ctrl+Shift+Z undo and redo, Delete removes', async () => {
+  it('keyboard: arrows nudge (Shift: 10 pt), Ctrl+Z and Ctrl+Shift+Z undo and redo, Delete removes; uploads', async () => {
     const { page, problems, close } = await openStudio(env, 'Minimal modern');
     const start = await designOf(page);
     const first = page.locator('[data-testid=design-element][data-element-index="1"]');
@@ -231,10 +232,45 @@ describe('dashboard: the design studio (Chromium)', { skip }, () => {
     await page.locator('[data-testid=design-element][data-element-index="1"]').focus();
     await rendered(page, () => page.keyboard.press('Delete'));
     assert.equal((await designOf(page)).elements.length, start.elements.length - 1);
+    // Uploads: a PNG becomes an image element; an SVG named .png is refused with a message.
+    const image = new PNG({ width: 40, height: 20 });
+    image.data.fill(120);
+    const count = (await designOf(page)).elements.length;
+    await rendered(page, () =>
+      page.setInputFiles('input[data-upload=image]', {
+        name: 'logo.png',
+        mimeType: 'image/png',
+        buffer: PNG.sync.write(image),
+      }),
+    );
+    const added = (await designOf(page)).elements.at(-1) as unknown as {
+      type: string;
+      width: number;
+      height: number;
+    };
+    assert.deepEqual([added.type, added.width, added.height], ['image', 40, 20]);
+    await page.setInputFiles('input[data-upload=image]', {
+      name: 'drawing.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'),
+    });
+    await page.waitForSelector('[data-testid=design-canvas][data-upload=refused]');
+    assert.match(
+      (await page.textContent('#studio-status')) ?? '',
+      /Not added: The file is not a PNG or JPEG image/,
+    );
+    assert.equal((await designOf(page)).elements.length, count + 1);
+    await page.keyboard.press('Escape');
     // The element list is the design's outline.
     const outline = await page.locator('#studio-outline li').allTextContents();
-    assert.equal(outline.length, start.elements.length - 1);
-    assert.deepEqual(problems, []);
+    assert.equal(outline.length, start.elements.length);
+    // The refused upload's 422, which Chromium logs; nothing else.
+    assert.deepEqual(
+      problems.map((p) => p.replace(/[0-9a-f-]{36}/, 'ID').replace(/:\d+\//, ':PORT/')),
+      [
+        'Failed to load resource: the server responded with a status of 422 (Unprocessable Entity) http://127.0.0.1:PORT/dashboard/templates/ID/uploads',
+      ],
+    );
     await close();
   });
 });

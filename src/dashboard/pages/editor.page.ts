@@ -85,7 +85,16 @@ export function editorPage(opts: {
               </select></label
             >
             <label class="inline"
-              >Background
+              >Add image <input type="file" accept="image/png,image/jpeg" data-upload="image"
+            /></label>
+            <label class="inline"
+              >Background image <input type="file" accept="image/png,image/jpeg" data-upload="background"
+            /></label>
+            <label class="inline"
+              >Add font <input type="file" accept=".ttf,.otf,font/ttf,font/otf" data-upload="font"
+            /></label>
+            <label class="inline"
+              >Background colour
               <input type="color" data-action="background" value="${d.background?.color ?? '#ffffff'}"
             /></label>
           </div>
