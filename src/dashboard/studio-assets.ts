@@ -399,10 +399,13 @@ function studio(): void {
     );
     // The sample panel follows the fields: one input per field, labelled by its label.
     const holder = document.getElementById('sample-fields')!;
+    // Typed values and the default shown as placeholder stay with their field's key.
     const kept: Record<string, string> = {};
-    holder
-      .querySelectorAll<HTMLInputElement>('[data-sample-field]')
-      .forEach((i) => (kept[i.dataset.sampleField!] = i.value));
+    const shown: Record<string, string> = {};
+    holder.querySelectorAll<HTMLInputElement>('[data-sample-field]').forEach((i) => {
+      kept[i.dataset.sampleField!] = i.value;
+      shown[i.dataset.sampleField!] = i.placeholder;
+    });
     holder.replaceChildren(
       ...design.fields.flatMap((f: any) => {
         const l = document.createElement('label');
@@ -415,6 +418,7 @@ function studio(): void {
         i.dir = 'auto';
         i.dataset.sampleField = f.key;
         i.value = kept[f.key] ?? '';
+        i.placeholder = shown[f.key] ?? '';
         i.addEventListener('input', schedule);
         return [l, i];
       }),
