@@ -36,6 +36,8 @@ function studio(): void {
   const undoStack: string[] = [];
   const redoStack: string[] = [];
   const SNAP = 2;
+  // Set once the upload helper exists (below); the image properties use it.
+  let replaceImage: (e: any, file: File) => Promise<void> = async () => undefined;
 
   root.querySelectorAll<HTMLElement>('[hidden]').forEach((el) => (el.hidden = false));
   area.querySelector('iframe')?.remove();
@@ -87,6 +89,7 @@ function studio(): void {
     $<HTMLButtonElement>('[data-action=redo]').disabled = redoStack.length === 0;
     $<HTMLButtonElement>('[data-action=delete]').disabled = selected < 0;
     $<HTMLButtonElement>('[data-action=duplicate]').disabled = selected < 0;
+    $<HTMLButtonElement>('[data-action=remove-background]').disabled = !design.background?.image;
     area.style.aspectRatio = `${design.page.width} / ${design.page.height}`;
     drawBoxes();
     drawOutline();
@@ -367,6 +370,12 @@ function studio(): void {
       parts.push(numberProp(e, 'size', 'Size (pt)', 36), colorProp(e, 'color', 'Colour', '#000000'));
     else parts.push(numberProp(e, 'width', 'Width (pt)', 0.1));
     if (e.type === 'rect' || e.type === 'image') parts.push(numberProp(e, 'height', 'Height (pt)', 0.1));
+    if (e.type === 'image') {
+      const picker = input('Replace image', '', 'file', () => undefined, { accept: 'image/png,image/jpeg' });
+      const field = picker.querySelector('input') as HTMLInputElement;
+      field.addEventListener('change', () => field.files?.[0] && void replaceImage(e, field.files[0]));
+      parts.push(picker);
+    }
     if (e.type === 'rect')
       parts.push(colorProp(e, 'fill', 'Fill', '#ffffff'), colorProp(e, 'stroke', 'Outline', '#000000'));
     panel.replaceChildren(...parts);
@@ -448,6 +457,10 @@ function studio(): void {
       copy.y += 10;
       commit(() => design.elements.push(copy));
       select(design.elements.length - 1);
+    } else if (action === 'remove-background') {
+      commit(() => {
+        delete design.background?.image;
+      });
     } else if (action === 'add-field') {
       let n = design.fields.length + 1;
       while (design.fields.some((f: any) => f.key === `field${n}`)) n++;
@@ -476,29 +489,38 @@ function studio(): void {
 
   // Uploads: the service checks and decodes the file and answers its data URL; the design takes it
   // like any other change (undo works). A refusal is said under the page, and nothing changes.
+  async function upload(file: File, kind: string) {
+    const body = new FormData();
+    body.append('_csrf', csrf);
+    body.append('kind', kind === 'font' ? 'font' : 'image');
+    body.append('file', file);
+    const res = await fetch(`${root!.dataset.previewUrl!.replace(/preview\.pdf$/, '')}uploads`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      body,
+    });
+    if (!res.ok) {
+      const page = new DOMParser().parseFromString(await res.text(), 'text/html');
+      status.textContent = `Not added: ${page.getElementById('error-message')?.textContent ?? `error ${res.status}`}`;
+      area.dataset.upload = 'refused';
+      return undefined;
+    }
+    area.dataset.upload = 'done';
+    return (await res.json()) as { src: string; width?: number; height?: number };
+  }
+  replaceImage = async (e: any, file: File) => {
+    const up = await upload(file, 'image');
+    if (up) commit(() => (e.src = up.src));
+  };
+
   root.querySelectorAll<HTMLInputElement>('input[data-upload]').forEach((picker) => {
     picker.addEventListener('change', async () => {
       const file = picker.files?.[0];
       if (!file) return;
       const kind = picker.dataset.upload as string;
-      const body = new FormData();
-      body.append('_csrf', csrf);
-      body.append('kind', kind === 'font' ? 'font' : 'image');
-      body.append('file', file);
       picker.value = '';
-      const res = await fetch(`${root!.dataset.previewUrl!.replace(/preview\.pdf$/, '')}uploads`, {
-        method: 'POST',
-        credentials: 'same-origin',
-        body,
-      });
-      if (!res.ok) {
-        const page = new DOMParser().parseFromString(await res.text(), 'text/html');
-        status.textContent = `Not added: ${page.getElementById('error-message')?.textContent ?? `error ${res.status}`}`;
-        area.dataset.upload = 'refused';
-        return;
-      }
-      const up = (await res.json()) as { src: string; width?: number; height?: number };
-      area.dataset.upload = 'done';
+      const up = await upload(file, kind);
+      if (!up) return;
       if (kind === 'background') {
         commit(() => (design.background = { ...(design.background ?? {}), image: up.src }));
       } else if (kind === 'font') {

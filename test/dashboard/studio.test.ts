@@ -249,6 +249,31 @@ describe('dashboard: the design studio (Chromium)', { skip }, () => {
       height: number;
     };
     assert.deepEqual([added.type, added.width, added.height], ['image', 40, 20]);
+    // Replace the image; a background image, then remove it again.
+    const other = new PNG({ width: 10, height: 10 });
+    other.data.fill(30);
+    const otherPng = PNG.sync.write(other);
+    await rendered(page, () =>
+      page
+        .getByLabel('Replace image')
+        .setInputFiles({ name: 'b.png', mimeType: 'image/png', buffer: otherPng }),
+    );
+    const replaced = (await designOf(page)).elements.at(-1) as unknown as { src: string };
+    assert.equal(replaced.src, `data:image/png;base64,${otherPng.toString('base64')}`);
+    await rendered(page, () =>
+      page.setInputFiles('input[data-upload=background]', {
+        name: 'bg.png',
+        mimeType: 'image/png',
+        buffer: otherPng,
+      }),
+    );
+    const withBackground = (await designOf(page)) as unknown as { background: { image?: string } };
+    assert.match(withBackground.background.image ?? '', /^data:image\/png;base64,/);
+    await rendered(page, () => page.getByRole('button', { name: 'Remove background image' }).click());
+    assert.equal(
+      ((await designOf(page)) as unknown as { background: { image?: string } }).background.image,
+      undefined,
+    );
     await page.setInputFiles('input[data-upload=image]', {
       name: 'drawing.png',
       mimeType: 'image/png',

@@ -90,6 +90,9 @@ export function editorPage(opts: {
             <label class="inline"
               >Background image <input type="file" accept="image/png,image/jpeg" data-upload="background"
             /></label>
+            <button type="button" class="secondary" data-action="remove-background" disabled>
+              Remove background image
+            </button>
             <label class="inline"
               >Add font <input type="file" accept=".ttf,.otf,font/ttf,font/otf" data-upload="font"
             /></label>
