@@ -304,4 +304,57 @@ describe('dashboard: design studio forms', () => {
     const after = await t.deps.services.templates.working(tenant.accountId, id);
     assert.deepEqual([after.latestVersion, after.design], [before.latestVersion, before.design]);
   });
+
+  it('Download preview PDF prints what an issue with the same values freezes, but the code', async () => {
+    const { tenant, client } = await signedIn();
+    const values = { name: 'Zoë Ångström', course: 'Safe Lifting', hours: '12' };
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/certificates',
+      headers: tenant.auth,
+      payload: {
+        templateId: tenant.templateId,
+        recipient: { name: values.name, email: 'z@example.com', data: { course: values.course, hours: 12 } },
+      },
+    });
+    const certificate = issued.json().data as { id: string; uniqueCode: string };
+    const frozen = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/certificates/${certificate.id}/pdf`,
+      headers: tenant.auth,
+    });
+    const preview = await client.get(
+      `/dashboard/templates/${tenant.templateId}/preview.pdf?download=1&recipientName=${encodeURIComponent(values.name)}` +
+        `&data.course=${encodeURIComponent(values.course)}&data.hours=${values.hours}`,
+    );
+    const sampleCode = '7K3M9Q2XRB4D8F1H';
+    assert.equal(
+      pdfText(frozen.rawPayload).replaceAll(certificate.uniqueCode, sampleCode),
+      pdfText(preview.rawPayload),
+    );
+  });
+
+  it('pdf.js and the studio script come from the service, cached, as JavaScript; the editor CSP has nothing unsafe', async () => {
+    const { client } = await signedIn();
+    const id = await newDraft(client);
+    const editor = await client.get(`/dashboard/templates/${id}/edit`);
+    const csp = editor.headers['content-security-policy'] as string;
+    assert.doesNotMatch(csp, /unsafe|\*|https?:/);
+    assert.match(csp, /script-src 'self'/);
+    const scripts = [
+      // The html tag writes / in attribute values as &#x2F;.
+      ...editor.body
+        .replaceAll('&#x2F;', '/')
+        .matchAll(/(?:src|data-pdfjs(?:-worker)?)="(\/dashboard\/assets\/[^"]+)"/g),
+    ].map((m) => m[1]!);
+    assert.equal(scripts.filter((u) => u.includes('/pdfjs/')).length, 2, scripts.join(' '));
+    for (const url of scripts) {
+      const res = await client.get(url);
+      assert.equal(res.statusCode, 200, url);
+      if (url.endsWith('.css') || url.includes('.css?')) continue;
+      assert.match(res.headers['content-type'] as string, /^text\/javascript/, url);
+      assert.match(res.headers['cache-control'] as string, /immutable/, url);
+    }
+    assert.doesNotMatch(editor.body, /<script>|\son[a-z]+="/, 'no inline script or handler');
+  });
 });
