@@ -5,7 +5,7 @@ import { pdfText } from '../pdf/pdf-helpers.js';
 import { ConflictError, NotFoundError } from '../../src/platform/errors.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
-// Template versions and drafts (issue 18, migration 011): every saved design is a version, a draft
+// Template versions and drafts (issue 18, migration 012): every saved design is a version, a draft
 // is invisible to the API until published, and issued certificates keep their frozen PDFs.
 
 let t: TestApp;

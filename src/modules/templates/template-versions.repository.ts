@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db/db.js';
 import type { Design } from '../../pdf/design.schema.js';
 
-// Every design ever saved for a template (migration 011): written once, never changed.
+// Every design ever saved for a template (migration 012): written once, never changed.
 
 export interface VersionRow {
   version: number;

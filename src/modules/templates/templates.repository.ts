@@ -7,7 +7,7 @@ export interface TemplateRow {
   name: string;
   description: string | null;
   fields: TemplateField[];
-  // A draft is not seen by the API (migration 011); archived is gone for good.
+  // A draft is not seen by the API (migration 012); archived is gone for good.
   status: 'draft' | 'active' | 'archived';
   // The version that `design` is (what issuing renders), and the newest saved one.
   version: number;
