@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RenderValues } from '../src/pdf/render-types.js';
 import type { Design } from '../src/pdf/design.schema.js';
-import { worldNames } from '../test/helpers/world-names.js';
+import { certificateValues } from './certificate-values.js';
 
 interface Version {
   label: string;
@@ -57,23 +57,8 @@ async function load(label: string, dist: string): Promise<Version> {
   };
 }
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
 function values(i: number, workload: Workload): RenderValues {
-  let state = i + 1;
-  let code = '';
-  for (let k = 0; k < 16; k++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    code += CROCKFORD[state >>> 27];
-  }
-  const name = worldNames[i % worldNames.length]!.name;
-  return {
-    recipientName: workload === 'unique names' ? `${name} ${i}` : name,
-    issuedAt: new Date(Date.UTC(2026, 10, 21, 9, 30) + i * 1000).toISOString(),
-    uniqueCode: code,
-    verificationUrl: `https://certs.example.com/verify/${code}`,
-    data: { course: 'Advanced TypeScript for Services', hours: 12 + (i % 5) },
-  };
+  return certificateValues(i, workload === 'unique names');
 }
 
 function run(version: Version, round: number, workload: Workload): void {

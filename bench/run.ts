@@ -8,6 +8,7 @@ const big = process.argv.includes('--big');
 const benches: [string, ...string[]][] = [
   ['pdf.bench.js'],
   ['pdf-cpu.bench.js'],
+  ['typst.bench.js'],
   ['credential.bench.js'],
   ['issue.bench.js'],
   ['email.bench.js'],

@@ -7,6 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../dist/src/platform/db/embedded.js';
 import { freePort } from '../dist/src/platform/net.js';
+import { sweepSignedPdfs } from './pdf-sweep.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const only = process.argv.slice(2);
@@ -70,7 +71,19 @@ const result = spawnSync(
   { stdio: 'inherit', env, cwd: root },
 );
 redis?.stop();
+let status = result.status ?? 1;
+if (existsSync('/usr/bin/pdfsig')) {
+  const started = Date.now();
+  const { checked, failures } = await sweepSignedPdfs(env.TEST_DATABASE_URL);
+  console.log(
+    `# pdfsig: ${checked} signed PDFs frozen by the suite checked in ${Math.round((Date.now() - started) / 1000)} s, ${failures.length} not valid`,
+  );
+  for (const f of failures.slice(0, 20)) console.log(`#   ${f}`);
+  if (failures.length > 0) status = 1;
+} else {
+  console.log('# pdfsig not installed (poppler-utils): the signed PDFs of the suite were not checked');
+}
 await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
 await admin.end();
 await pgServer.release();
-process.exit(result.status ?? 1);
+process.exit(status);

@@ -46,6 +46,8 @@ export interface Config {
   // The master key that seals the accounts' signing keys (32 bytes). Unset on the embedded default,
   // one is generated into DATA_DIR; unset with DATABASE_URL, serve refuses to start.
   signingKeysSecret: Buffer | undefined;
+  // An RFC 3161 time-stamp authority (TSA_URL): PDF signatures carry its time stamp (PAdES B-T).
+  tsa: { url: string; timeoutMs: number } | undefined;
 }
 
 export const DEFAULT_PLANS: PlanDefinition[] = [
@@ -163,6 +165,21 @@ function metricsToken(raw: string | undefined): string | undefined {
 }
 
 // 32 bytes, written as 64 hex digits or in base64 (openssl rand -hex 32, or -base64 32).
+function tsaOf(env: NodeJS.ProcessEnv): Config['tsa'] {
+  const url = optional(env, 'TSA_URL');
+  if (url === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('TSA_URL must be an http or https URL of an RFC 3161 time-stamp authority');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError('TSA_URL must be an http or https URL of an RFC 3161 time-stamp authority');
+  }
+  return { url: parsed.href, timeoutMs: integer(env, 'TSA_TIMEOUT_MS', 10_000, 100, 120_000) };
+}
+
 function signingKeysSecret(raw: string | undefined): Buffer | undefined {
   if (raw === undefined) return undefined;
   const bytes = /^[0-9a-fA-F]{64}$/.test(raw)
@@ -234,5 +251,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowInsecureAuth: flag(env, 'SMTP_ALLOW_INSECURE_AUTH'),
     },
     signingKeysSecret: signingKeysSecret(optional(env, 'SIGNING_KEYS_SECRET')),
+    tsa: tsaOf(env),
   };
 }

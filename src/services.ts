@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { Metrics } from './platform/metrics.js';
 import type { KeyVault } from './platform/proof/key-vault.js';
 import { createCredentialsService } from './modules/credentials/credentials.service.js';
+import { createPdfSigningService } from './modules/credentials/pdf-signing.service.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -43,6 +44,15 @@ function timed(renderer: PdfRenderer, metrics: Metrics): PdfRenderer {
         metrics.pdfsRendered.inc(items.length);
       }
     },
+    async renderSealable(template, items) {
+      const stop = metrics.pdfRender.startTimer();
+      try {
+        return await renderer.renderSealable(template, items);
+      } finally {
+        stop();
+        metrics.pdfsRendered.inc(items.length);
+      }
+    },
   };
 }
 
@@ -59,6 +69,14 @@ export function createServices(deps: ServiceDeps) {
     now: deps.now,
   });
 
+  const pdfSigning = createPdfSigningService({
+    db: deps.db,
+    vault: deps.vault,
+    tsa: config.tsa,
+    now: deps.now,
+    logger: deps.logger,
+  });
+
   return {
     accounts: createAccountsService(deps),
     contracts: createContractsService(deps),
@@ -67,10 +85,12 @@ export function createServices(deps: ServiceDeps) {
     designPreview: createDesignPreviewService({ renderer: getRenderer, publicBaseUrl }),
     usage: createUsageService(deps),
     credentials,
+    pdfSigning,
     certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, credentials }),
     issue: createIssueService({
       db: deps.db,
       credentials,
+      pdfSigning,
       renderer: getRenderer,
       publicBaseUrl,
       now: deps.now,

@@ -32,6 +32,7 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   demo                                      sample account, key, template on an empty database
   signing-key list ACCOUNT_ID               the account's DID and signing keys (public keys only)
   signing-key rotate ACCOUNT_ID             a new current signing key; older credentials keep verifying
+  signing-key import-pdf ACCOUNT_ID --p12 FILE  sign PDFs with a PKCS#12 certificate (passphrase on stdin)
   credentials backfill [--account ACCOUNT_ID]  signed credentials for certificates issued before them
 
 Configuration comes from the environment: see README.md.`;
@@ -155,5 +156,42 @@ function defaultIo(): Io {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    async readSecret(prompt) {
+      if (!process.stdin.isTTY) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+      }
+      return readHidden(prompt);
+    },
   };
+}
+
+// Reads a line from the terminal without echoing it.
+function readHidden(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    let value = '';
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (text: string) => {
+      for (const ch of text) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return done();
+        if (ch === '\u0003') return done(new CliError('interrupted', 130));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
 }

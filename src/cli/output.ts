@@ -12,6 +12,8 @@ export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   readStdin?: () => Promise<string>;
+  /** A secret: typed without echo on a terminal, else the first line of standard input. */
+  readSecret?: (prompt: string) => Promise<string>;
 }
 
 export function print(io: Io, json: boolean, value: object, lines: string[]) {

@@ -1,12 +1,23 @@
+import { readFile } from 'node:fs/promises';
 import type { SigningKeyView } from '../modules/credentials/credentials.service.js';
-import { deps, id, type Command, type CommandContext } from './command.js';
+import type { PdfCertificateView } from '../modules/credentials/pdf-signing.service.js';
+import { Pkcs12Error } from '../platform/proof/pkcs12.js';
+import { deps, id, required, type Command, type CommandContext } from './command.js';
 import { CliError, print } from './output.js';
 
-// Portable proof (docs/proof.md): the accounts' signing keys (list, rotate; public keys only, the
-// private ones never leave the database sealed) and the credentials backfill.
+// Portable proof (docs/proof.md): the accounts' signing keys and PDF signing certificates (list,
+// rotate, import; public parts only, the private keys never leave the database sealed) and the
+// credentials backfill.
 
 function line(k: SigningKeyView): string {
   return `${k.id}  ${k.current ? 'current' : `retired ${k.retiredAt}`}  created ${k.createdAt}  ${k.publicKeyMultibase}`;
+}
+
+function certificateLine(c: PdfCertificateView): string {
+  return (
+    `${c.id}  ${c.current ? 'current' : `retired ${c.retiredAt}`}  ${c.source}  ${c.keyType}  ` +
+    `"${c.subject}"  ${Date.parse(c.validTo) <= Date.now() ? 'EXPIRED' : 'valid to'} ${c.validTo}  SHA-256 ${c.fingerprintSha256}`
+  );
 }
 
 function needsSecret(ctx: CommandContext): void {
@@ -26,10 +37,18 @@ export const proofCommands: Command[] = [
     async run(ctx) {
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
       const keys = await deps(ctx).services.credentials.listKeys(accountId);
+      const pdfCertificates = await deps(ctx).services.pdfSigning.list(accountId);
       const did = deps(ctx).services.credentials.issuerDid(accountId);
-      print(ctx.io, ctx.json, { did, data: keys }, [
+      print(ctx.io, ctx.json, { did, data: keys, pdfCertificates }, [
         `Issuer ${did}`,
-        ...(keys.length === 0 ? ['No signing key yet: one is made at the first issue'] : keys.map(line)),
+        'Credential signing keys (Ed25519):',
+        ...(keys.length === 0
+          ? ['  none yet: one is made at the first issue']
+          : keys.map((k) => `  ${line(k)}`)),
+        'PDF signing certificates:',
+        ...(pdfCertificates.length === 0
+          ? ['  none yet: a self-signed one is made at the first issue']
+          : pdfCertificates.map((c) => `  ${certificateLine(c)}`)),
       ]);
     },
   },
@@ -39,10 +58,45 @@ export const proofCommands: Command[] = [
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
       needsSecret(ctx);
-      const key = await deps(ctx).services.credentials.rotate(id(ctx.args[0], 'ACCOUNT_ID'));
-      print(ctx.io, ctx.json, key, [
+      const accountId = id(ctx.args[0], 'ACCOUNT_ID');
+      const key = await deps(ctx).services.credentials.rotate(accountId);
+      const pdf = await deps(ctx).services.pdfSigning.rotate(accountId);
+      print(ctx.io, ctx.json, { ...key, pdfCertificate: { rotated: pdf.rotated, ...pdf.certificate } }, [
         `New current signing key ${key.id} (${key.publicKeyMultibase})`,
         'Credentials issued from now on use it, on every instance; those signed before keep verifying.',
+        pdf.rotated
+          ? `New self-signed PDF signing certificate ${pdf.certificate.id} ("${pdf.certificate.subject}"): PDFs issued from now on are signed with it.`
+          : `The imported PDF signing certificate ${pdf.certificate.id} ("${pdf.certificate.subject}") is kept: import another to replace it.`,
+      ]);
+    },
+  },
+  {
+    path: ['signing-key', 'import-pdf'],
+    usage: 'signing-key import-pdf ACCOUNT_ID --p12 FILE',
+    positionals: ['ACCOUNT_ID'],
+    options: { p12: { type: 'string' } },
+    async run(ctx) {
+      needsSecret(ctx);
+      const accountId = id(ctx.args[0], 'ACCOUNT_ID');
+      const file = required(ctx, 'p12');
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(file);
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 2);
+      }
+      const passphrase = ctx.io.readSecret ? await ctx.io.readSecret('Passphrase of the PKCS#12 file: ') : '';
+      let cert: PdfCertificateView;
+      try {
+        cert = await deps(ctx).services.pdfSigning.importPkcs12(accountId, bytes, passphrase);
+      } catch (err) {
+        if (err instanceof Pkcs12Error) throw new CliError(`${file}: ${err.message}`, 2);
+        throw err;
+      }
+      print(ctx.io, ctx.json, cert, [
+        `Imported PDF signing certificate ${cert.id}: "${cert.subject}", issued by "${cert.issuer}"`,
+        `${cert.keyType} key, valid to ${cert.validTo}, ${cert.chainLength} issuer certificate(s) kept, SHA-256 ${cert.fingerprintSha256}`,
+        'PDFs issued from now on are signed with it, on every instance.',
       ]);
     },
   },

@@ -39,6 +39,7 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
         issuer: {
           did: services.credentials.issuerDid(user.user.accountId),
           keys: await services.credentials.listKeys(user.user.accountId),
+          pdfCertificates: await services.pdfSigning.list(user.user.accountId),
         },
         templateCount: templates.pagination.total,
       }),

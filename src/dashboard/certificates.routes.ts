@@ -21,7 +21,7 @@ const STATUSES: CertificateStatus[] = ['Issued', 'Revoked', 'Draft'];
 const validSendBody = compileBodyValidator(SendBody);
 
 export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
-  const { certificates, credentials, emails, issue, templates } = deps.services;
+  const { certificates, credentials, emails, issue, pdfSigning, templates } = deps.services;
   const signIn = requireSignIn(deps);
   const templateList = (accountId: string) =>
     templates.list(accountId, { page: 1, perPage: 100 }).then((p) => p.data);
@@ -50,10 +50,11 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/certificates/:id', { preHandler: signIn }, async (request, reply) => {
     const s = signedIn(request);
     const certificate = await certificates.get(s.user.accountId, pathId(request));
-    const [history, template, credential] = await Promise.all([
+    const [history, template, credential, pdfSigner] = await Promise.all([
       emails.history(s.user.accountId, certificate.id, { page: 1, perPage: 20 }),
       templates.get(s.user.accountId, certificate.templateId).catch(() => undefined),
       credentials.credential(s.user.accountId, certificate.id),
+      pdfSigning.signerOf(s.user.accountId, certificate.id),
     ]);
     return send(
       reply,
@@ -66,6 +67,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         historyTotal: history.pagination.total,
         emailDelivery: s.principal.emailDelivery,
         signed: credential !== undefined,
+        pdfSigner,
       }),
     );
   });

@@ -4,10 +4,14 @@ import { refKey, refPath, valueOf } from './placeholders.js';
 import { fontStreams } from './font-streams.js';
 import { flate, num, pdfDate, PdfWriter } from './pdf-syntax.js';
 import { qrOps } from './qr-code.js';
+import { sealCatalogEntries, sealPageEntries, writeSealFrame, type UnsealedPdf } from './pdf-seal.js';
 import {
+  CATALOG,
   CONTENT_OBJECT,
   FONTS_OBJECT,
   INFO_OBJECT,
+  PAGE,
+  PAGES,
   emptySubset,
   glyphCid,
   type CompiledTemplate,
@@ -21,9 +25,27 @@ import type { RenderIssue, RenderValues } from './render-types.js';
 // The per-recipient work: check the values, shape and lay out the dynamic texts, subset the fonts
 // to the glyphs used, and write the PDF after the prebuilt prefix.
 
-export type DocumentResult = { ok: true; pdf: Buffer; sha256: string } | { ok: false; issues: RenderIssue[] };
+export type DocumentResult =
+  | { ok: true; pdf: Buffer; sha256: string }
+  | { ok: true; unsealed: UnsealedPdf }
+  | { ok: false; issues: RenderIssue[] };
 
-export function renderDocument(template: CompiledTemplate, values: RenderValues): DocumentResult {
+// A sealable document is left without its cross-reference table, for sealPdf (pdf-seal.ts).
+export function renderDocument(
+  template: CompiledTemplate,
+  values: RenderValues,
+  sealable: true,
+): DocumentResult;
+export function renderDocument(
+  template: CompiledTemplate,
+  values: RenderValues,
+  sealable?: false,
+): Exclude<DocumentResult, { unsealed: UnsealedPdf }>;
+export function renderDocument(
+  template: CompiledTemplate,
+  values: RenderValues,
+  sealable = false,
+): DocumentResult {
   const issues: RenderIssue[] = [];
   const data = values.data ?? {};
   for (const key of template.requiredKeys) {
@@ -126,7 +148,21 @@ export function renderDocument(template: CompiledTemplate, values: RenderValues)
   for (const f of docFonts.values()) resources += `/${f.resource} ${f.firstObject} 0 R `;
   writer.object(FONTS_OBJECT, `<< ${resources}>>`);
   for (const doc of docFonts.values()) writeFont(writer, doc);
-  const pdf = writer.finish(1, INFO_OBJECT);
+  // The objects after the fonts: the seal's, in a sealable document.
+  const base = template.objectCount + 5 * (docFonts.size - template.fonts.length);
+  writer.object(
+    CATALOG,
+    `<< /Type /Catalog /Pages ${PAGES} 0 R${sealable ? sealCatalogEntries(base) : ''} >>`,
+  );
+  writer.object(PAGE, `<< ${template.pageEntries}${sealable ? sealPageEntries(base) : ''} >>`);
+  if (sealable) {
+    writeSealFrame(writer, base, PAGE);
+    const { bytes, offsets } = writer.build();
+    const list: number[] = [];
+    for (const [id, at] of offsets) list[id] = at;
+    return { ok: true, unsealed: { body: bytes, offsets: list, base } };
+  }
+  const pdf = writer.finish(CATALOG, INFO_OBJECT);
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };
 }
 

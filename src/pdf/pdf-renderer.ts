@@ -5,14 +5,25 @@ import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
 import type { Design } from './design.schema.js';
 import { parseText, type ValueRef } from './placeholders.js';
-import type { RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
+import type { RenderOutcome, RenderTemplate, RenderValues, SealableOutcome } from './render-types.js';
 
-export type { DataValue, RenderIssue, RenderOutcome, RenderTemplate, RenderValues } from './render-types.js';
+export type {
+  DataValue,
+  RenderIssue,
+  RenderOutcome,
+  RenderTemplate,
+  RenderValues,
+  SealableOutcome,
+  UnsealedPdf,
+} from './render-types.js';
+export { sealPdf, ATTACHMENT_NAME } from './pdf-seal.js';
 export { designIssues, sampleValues } from './design-issues.js';
 
 export interface PdfRenderer {
   /** One outcome per item, in the same order. */
   render(template: RenderTemplate, items: RenderValues[]): Promise<RenderOutcome[]>;
+  /** Documents left for sealing (sealPdf): what issuing freezes once signed. */
+  renderSealable(template: RenderTemplate, items: RenderValues[]): Promise<SealableOutcome[]>;
   close(): Promise<void>;
 }
 
@@ -63,38 +74,50 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     return shared;
   }
 
+  async function run(
+    template: RenderTemplate,
+    items: RenderValues[],
+    sealable: boolean,
+  ): Promise<WorkerOutcome[]> {
+    if (closed) throw new Error('PDF renderer is closed');
+    if (items.length === 0) return [];
+    const shared = sharedTemplate(template);
+    const fonts = sharedFontBytes(fallbacksFor(shared.texts, items));
+    const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
+    const chunks: Promise<WorkerOutcome[]>[] = [];
+    for (let start = 0; start < items.length; start += chunkSize) {
+      chunks.push(
+        pool.run({
+          template: { id: shared.id, version: shared.version, design: shared.design },
+          fonts,
+          items: items.slice(start, start + chunkSize),
+          sealable,
+        }),
+      );
+    }
+    return (await Promise.all(chunks)).flat();
+  }
+  const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
   return {
     async render(template, items) {
-      if (closed) throw new Error('PDF renderer is closed');
-      if (items.length === 0) return [];
-      const shared = sharedTemplate(template);
-      const fonts = sharedFontBytes(fallbacksFor(shared.texts, items));
-      const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
-      const chunks: Promise<WorkerOutcome[]>[] = [];
-      for (let start = 0; start < items.length; start += chunkSize) {
-        chunks.push(
-          pool.run({
-            template: { id: shared.id, version: shared.version, design: shared.design },
-            fonts,
-            items: items.slice(start, start + chunkSize),
-          }),
-        );
-      }
-      const outcomes: RenderOutcome[] = [];
-      for (const chunk of await Promise.all(chunks)) {
-        for (const outcome of chunk) {
-          outcomes.push(
-            outcome.ok
-              ? {
-                  ok: true,
-                  pdf: Buffer.from(outcome.pdf.buffer, outcome.pdf.byteOffset, outcome.pdf.byteLength),
-                  sha256: outcome.sha256,
-                }
-              : outcome,
-          );
-        }
-      }
-      return outcomes;
+      return (await run(template, items, false)).map((outcome) =>
+        outcome.ok ? { ok: true, pdf: asBuffer(outcome.pdf), sha256: outcome.sha256 } : outcome,
+      );
+    },
+    async renderSealable(template, items) {
+      return (await run(template, items, true)).map((outcome) =>
+        outcome.ok
+          ? {
+              ok: true,
+              unsealed: {
+                body: asBuffer(outcome.pdf),
+                offsets: outcome.seal!.offsets,
+                base: outcome.seal!.base,
+              },
+            }
+          : outcome,
+      );
     },
     async close() {
       if (closed) return;

@@ -47,6 +47,11 @@ export class PdfWriter {
   private length = 0;
   private readonly offsets: number[] = [];
 
+  /** Bytes written so far: where the next object starts. */
+  get position(): number {
+    return this.length;
+  }
+
   raw(bytes: Buffer | string): void {
     const buf = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
     this.chunks.push(buf);

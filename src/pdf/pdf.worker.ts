@@ -15,10 +15,13 @@ export interface RenderTask {
   template: { id: string; version: string; design: SharedArrayBuffer };
   fonts: Record<string, SharedArrayBuffer>;
   items: RenderValues[];
+  /** Leave each document for sealing (pdf-seal.ts): no cross-reference table, no hash. */
+  sealable?: boolean;
 }
 
 export type WorkerOutcome =
-  { ok: true; pdf: Uint8Array; sha256: string } | { ok: false; issues: RenderIssue[] };
+  | { ok: true; pdf: Uint8Array; sha256: string; seal?: { offsets: number[]; base: number } }
+  | { ok: false; issues: RenderIssue[] };
 
 const MAX_CACHED_TEMPLATES = 32;
 const cache = new Map<string, CompiledTemplate>();
@@ -42,10 +45,17 @@ function compiledFor(template: RenderTask['template']): CompiledTemplate {
 export default function renderTask(task: RenderTask): WorkerOutcome[] {
   adoptFontBytes(task.fonts);
   const compiled = compiledFor(task.template);
-  return task.items.map((item) => {
+  return task.items.map((item): WorkerOutcome => {
+    // A fresh, exactly sized copy: posting a pooled Buffer would clone its whole backing store.
+    if (task.sealable) {
+      const result = renderDocument(compiled, item, true);
+      if (!result.ok) return result;
+      if (!('unsealed' in result)) throw new Error('a sealable document was finished');
+      const { body, offsets, base } = result.unsealed;
+      return { ok: true, pdf: new Uint8Array(body), sha256: '', seal: { offsets, base } };
+    }
     const result = renderDocument(compiled, item);
     if (!result.ok) return result;
-    // A fresh, exactly sized copy: posting a pooled Buffer would clone its whole backing store.
     return { ok: true, pdf: new Uint8Array(result.pdf), sha256: result.sha256 };
   });
 }

@@ -18,6 +18,16 @@ export interface RenderIssue {
 
 export type RenderOutcome = { ok: true; pdf: Buffer; sha256: string } | { ok: false; issues: RenderIssue[] };
 
+/** A document waiting for its seal (pdf-seal.ts): the body and its objects' offsets. */
+export interface UnsealedPdf {
+  body: Buffer;
+  offsets: number[];
+  /** The first of the six sealing objects. */
+  base: number;
+}
+
+export type SealableOutcome = { ok: true; unsealed: UnsealedPdf } | { ok: false; issues: RenderIssue[] };
+
 export interface RenderTemplate {
   id: string;
   version: string; // changes whenever the design changes: (id, version) is the cache key

@@ -59,8 +59,10 @@ export interface CompiledTemplate {
   /** Values drawn, each with the elements' fonts: their characters are checked per recipient. */
   refs: { ref: ValueRef; elements: ElementFonts[] }[];
   requiredKeys: string[];
-  /** Header, catalog, pages, page and image objects. */
+  /** Header, pages and image objects. */
   prefix: { bytes: Buffer; offsets: Map<number, number> };
+  /** The page dictionary's entries (a document writes the page, adding its own). */
+  pageEntries: string;
   title: string;
   objectCount: number;
 }
@@ -69,9 +71,9 @@ export interface CompiledTemplate {
 // A code with other characters still renders. PDFs +2.3 KB.
 const CODE_CHARACTERS = CROCKFORD;
 
-const CATALOG = 1;
-const PAGES = 2;
-const PAGE = 3;
+export const CATALOG = 1;
+export const PAGES = 2;
+export const PAGE = 3;
 export const CONTENT_OBJECT = 4;
 export const INFO_OBJECT = 5;
 export const FONTS_OBJECT = 6; // the page's font resources: each document has its own fonts
@@ -207,14 +209,11 @@ export function compileTemplate(design: Design): CompiledTemplate {
     nextObject += 5;
   }
   const imageResources = [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`);
-  writer.object(CATALOG, `<< /Type /Catalog /Pages ${PAGES} 0 R >>`);
   writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
-  writer.object(
-    PAGE,
-    `<< /Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-      `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >> ` +
-      `/Contents ${CONTENT_OBJECT} 0 R >>`,
-  );
+  const pageEntries =
+    `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >> ` +
+    `/Contents ${CONTENT_OBJECT} 0 R`;
 
   return {
     pageHeight,
@@ -223,6 +222,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     refs: [...refs.values()],
     requiredKeys: design.fields.filter((f) => f.required).map((f) => f.key),
     prefix: writer.build(),
+    pageEntries,
     title: textString(design.name),
     objectCount: nextObject,
   };

@@ -78,18 +78,16 @@ export class QuotaExceededError extends AppError {
 // when the database stopped answering at a commit, so the change may have been made (docs/api.md).
 export type Outcome = 'unchanged' | 'unknown';
 
+type Unavailable = 'database' | 'rate-limit store' | 'shutdown' | 'time-stamp authority';
+
 export class ServiceUnavailableError extends AppError {
-  constructor(
-    what: 'database' | 'rate-limit store' | 'shutdown',
-    retryAfterS = 1,
-    outcome: Outcome = 'unchanged',
-  ) {
+  constructor(what: Unavailable, retryAfterS = 1, outcome: Outcome = 'unchanged') {
     super('service_unavailable', unavailableMessage(what, outcome), { outcome });
     this.headers = { 'Retry-After': String(Math.max(1, retryAfterS)) };
   }
 }
 
-function unavailableMessage(what: 'database' | 'rate-limit store' | 'shutdown', outcome: Outcome): string {
+function unavailableMessage(what: Unavailable, outcome: Outcome): string {
   if (what === 'shutdown') {
     return 'This server is shutting down; nothing was changed, retry (another instance will answer)';
   }

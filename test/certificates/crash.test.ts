@@ -105,6 +105,7 @@ async function state() {
     with_pdf: number;
     without_pdf: number;
     without_credential: number;
+    unsigned_pdf: number;
     used: number;
   }>(
     `SELECT (SELECT count(*)::int FROM certificates WHERE account_id = $1) AS certificates,
@@ -114,6 +115,9 @@ async function state() {
               (SELECT 1 FROM certificate_pdfs p WHERE p.certificate_id = c.id)) AS without_pdf,
             (SELECT count(*)::int FROM certificates c WHERE c.account_id = $1 AND NOT EXISTS
               (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)) AS without_credential,
+            (SELECT count(*)::int FROM certificates c JOIN certificate_pdfs p ON p.certificate_id = c.id
+              WHERE c.account_id = $1 AND (p.signed_by IS NULL OR position('/ETSI.CAdES.detached'::bytea IN p.pdf) = 0
+                OR position('(credential.json)'::bytea IN p.pdf) = 0)) AS unsigned_pdf,
             (SELECT coalesce(sum(used), 0)::int FROM usage_periods WHERE account_id = $1) AS used`,
     [tenant.accountId],
   );
@@ -168,6 +172,7 @@ async function crashRound(
   );
   assert.equal(s.without_pdf, 0, `${label}: no certificate without its PDF`);
   assert.equal(s.without_credential, 0, `${label}: no certificate without its signed credential`);
+  assert.equal(s.unsigned_pdf, 0, `${label}: no certificate without its signed PDF carrying the credential`);
   assert.equal(s.with_pdf, s.certificates, `${label}: every certificate has a non-empty PDF`);
   assert.equal(s.used, s.certificates, `${label}: quota used equals the certificates that exist`);
   return s;
@@ -210,6 +215,7 @@ describe('crash in the middle of batches', () => {
       assert.equal(final.certificates, before.certificates + 10);
       assert.equal(final.without_pdf, 0);
       assert.equal(final.without_credential, 0);
+      assert.equal(final.unsigned_pdf, 0);
       assert.equal(final.used, final.certificates);
       assert.equal(usage.data.certificates.used, final.certificates);
     } finally {

@@ -63,6 +63,7 @@ describe('GET /api/v1/verify/:code', () => {
       verificationUrl: `http://certs.test/verify/${c.uniqueCode}`,
       pdfSha256: rows[0]!.sha256,
       signed: true,
+      pdfSigned: true,
       // The account's id is public in its DID, on purpose: it names the issuer (decisions 18).
       issuerDid: `did:web:certs.test:issuers:${tenant.accountId}`,
       credentialUrl: `http://certs.test/api/v1/verify/${c.uniqueCode}/credential`,

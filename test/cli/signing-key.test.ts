@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { referenceVerify } from '../credentials/reference.js';
+import { cmsOf, pdfsig, signedContent } from '../credentials/pdf-tools.js';
 import { cliEnv, runCli } from './run-cli.js';
 
 // certsvc signing-key: list shows public keys only; rotate switches every instance at once.
@@ -58,6 +61,20 @@ describe('certsvc signing-key', () => {
       apps.map(async (t) => methodOf(t, tenant.auth, (await issueCertificate(t.app, tenant)).id)),
     );
     assert.deepEqual(after, [key.verificationMethod, key.verificationMethod, key.verificationMethod]);
+    // The PDF signing certificate (self-signed) was rotated with it: every instance seals with the new one.
+    const pdfCertificate = (
+      JSON.parse(rotated.stdout) as { pdfCertificate: { id: string; rotated: boolean } }
+    ).pdfCertificate;
+    assert.equal(pdfCertificate.rotated, true);
+    const { rows } = await apps[0]!.deps.db.query<{ signed_by: string }>(
+      `SELECT p.signed_by FROM certificate_pdfs p JOIN certificates c ON c.id = p.certificate_id
+        WHERE c.account_id = $1 ORDER BY c.created_at DESC, c.id DESC LIMIT 3`,
+      [tenant.accountId],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.signed_by),
+      [pdfCertificate.id, pdfCertificate.id, pdfCertificate.id],
+    );
 
     const list = await runCli(['signing-key', 'list', tenant.accountId, '--json'], env());
     assert.equal(list.code, 0, list.stderr);
@@ -160,5 +177,192 @@ describe('certsvc signing-key', () => {
       [tenant.accountId, Number(revokedCredential.credentialStatus.statusListIndex), 0],
     );
     assert.equal(rows[0]!.bit, 1, 'the revoked certificate is revoked in its status list');
+  });
+
+  it('import-pdf makes a PKCS#12 certificate sign the PDFs of every instance, its chain included', async () => {
+    const tenant = await createTenant(apps[0]!.deps, { name: 'Chained Academy' });
+    const work = await mkdtemp(path.join(os.tmpdir(), 'certsvc-p12-'));
+    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: work, stdio: 'pipe' });
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '30',
+      '-subj',
+      '/CN=Test Root CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign',
+    );
+    ssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'leaf.key',
+      '-out',
+      'leaf.csr',
+      '-subj',
+      '/CN=Chained Academy Signer/O=Chained Academy',
+    );
+    writeFileSync(path.join(work, 'leaf.ext'), 'keyUsage=critical,digitalSignature,nonRepudiation\n');
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '30',
+      '-extfile',
+      'leaf.ext',
+      '-out',
+      'leaf.pem',
+    );
+    ssl(
+      'pkcs12',
+      '-export',
+      '-inkey',
+      'leaf.key',
+      '-in',
+      'leaf.pem',
+      '-certfile',
+      'ca.pem',
+      '-out',
+      'modern.p12',
+      '-passout',
+      'pass:correct horse',
+    );
+    ssl(
+      'pkcs12',
+      '-export',
+      '-legacy',
+      '-inkey',
+      'leaf.key',
+      '-in',
+      'leaf.pem',
+      '-out',
+      'legacy.p12',
+      '-passout',
+      'pass:correct horse',
+    );
+    try {
+      const current = async () =>
+        (
+          await apps[0]!.deps.db.query<{ id: string }>(
+            'SELECT id FROM pdf_signing_certificates WHERE account_id = $1 AND retired_at IS NULL',
+            [tenant.accountId],
+          )
+        ).rows[0]?.id;
+      await issueCertificate(apps[0]!.app, tenant);
+      const generated = await current();
+      assert.ok(generated);
+
+      const wrong = await runCli(
+        ['signing-key', 'import-pdf', tenant.accountId, '--p12', path.join(work, 'modern.p12')],
+        env(),
+        'not it\n',
+      );
+      assert.equal(wrong.code, 2);
+      assert.match(wrong.stderr, /passphrase does not open the file/);
+      const legacy = await runCli(
+        ['signing-key', 'import-pdf', tenant.accountId, '--p12', path.join(work, 'legacy.p12')],
+        env(),
+        'correct horse\n',
+      );
+      assert.equal(legacy.code, 2);
+      assert.match(legacy.stderr, /legacy PKCS#12 encryption.*openssl pkcs12 -legacy/);
+      assert.equal(await current(), generated, 'a refused import changes nothing');
+
+      const imported = await runCli(
+        ['signing-key', 'import-pdf', tenant.accountId, '--p12', path.join(work, 'modern.p12'), '--json'],
+        env(),
+        'correct horse\n',
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+      const cert = JSON.parse(imported.stdout) as {
+        id: string;
+        subject: string;
+        source: string;
+        chainLength: number;
+      };
+      assert.match(cert.subject, /CN=Chained Academy Signer/);
+      assert.equal(cert.source, 'imported');
+      assert.equal(cert.chainLength, 1);
+      assert.doesNotMatch(imported.stdout + imported.stderr, /correct horse|PRIVATE KEY/);
+
+      for (const t of apps) {
+        const c = await issueCertificate(t.app, tenant);
+        const pdf = (
+          await t.app.inject({ method: 'GET', url: `/api/v1/certificates/${c.id}/pdf`, headers: tenant.auth })
+        ).rawPayload;
+        const out = pdfsig(pdf);
+        assert.match(out, /Signer Certificate Common Name: Chained Academy Signer/, out);
+        assert.match(out, /Signature is Valid/, out);
+        // The chain travels in the signature: OpenSSL validates it up to the root it is given.
+        writeFileSync(path.join(work, 'sig.der'), cmsOf(pdf));
+        writeFileSync(path.join(work, 'content.bin'), signedContent(pdf));
+        const verified = spawnSync(
+          'openssl',
+          [
+            'cms',
+            '-verify',
+            '-binary',
+            '-inform',
+            'DER',
+            '-in',
+            'sig.der',
+            '-content',
+            'content.bin',
+            '-CAfile',
+            'ca.pem',
+            '-purpose',
+            'any',
+            '-out',
+            '/dev/null',
+          ],
+          { cwd: work, encoding: 'utf8' },
+        );
+        assert.match(verified.stderr, /Verification successful/, verified.stderr);
+      }
+
+      const rotated = await runCli(['signing-key', 'rotate', tenant.accountId, '--json'], env());
+      assert.equal(rotated.code, 0, rotated.stderr);
+      assert.equal(
+        JSON.parse(rotated.stdout).pdfCertificate.rotated,
+        false,
+        'an imported certificate is kept',
+      );
+      assert.equal(await current(), cert.id);
+      const list = JSON.parse(
+        (await runCli(['signing-key', 'list', tenant.accountId, '--json'], env())).stdout,
+      ) as {
+        pdfCertificates: { source: string; current: boolean }[];
+      };
+      assert.deepEqual(
+        list.pdfCertificates.map((c) => [c.source, c.current]),
+        [
+          ['generated', false],
+          ['imported', true],
+        ],
+      );
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });

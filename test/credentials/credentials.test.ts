@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createPrivateKey } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
@@ -252,6 +253,27 @@ describe('signed credentials', () => {
       assert.ok(!logs.includes(form));
     }
     assert.ok(!rows[0]!.private_key.includes(seed), 'stored sealed');
+    // The PDF signing key (ECDSA P-256, its 32-byte private scalar) is nowhere either, nor in the PDFs.
+    const pdfKey = await t.deps.db.query<{ id: string; private_key: Buffer }>(
+      'SELECT id, private_key FROM pdf_signing_certificates WHERE account_id = $1',
+      [tenant.accountId],
+    );
+    const ecKey = createPrivateKey({
+      key: vault.open(pdfKey.rows[0]!.private_key, pdfKey.rows[0]!.id),
+      format: 'der',
+      type: 'pkcs8',
+    });
+    const scalar = Buffer.from(ecKey.export({ format: 'jwk' }).d!, 'base64url');
+    const c = await issueCertificate(t.app, tenant);
+    const pdf = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/certificates/${c.id}/pdf`, headers: tenant.auth })
+    ).rawPayload;
+    for (const form of [scalar.toString('hex'), scalar.toString('base64'), scalar.toString('base64url')]) {
+      assert.ok(!logs.includes(form));
+      assert.ok(!pdf.toString('latin1').includes(form));
+    }
+    assert.ok(!pdf.includes(scalar));
+    assert.ok(!pdfKey.rows[0]!.private_key.includes(scalar), 'stored sealed');
     const wrong = testConfig({ SIGNING_KEYS_SECRET: 'ab'.repeat(32) });
     await assert.rejects(
       createDeps(wrong, { logger: createLogger(wrong) }),

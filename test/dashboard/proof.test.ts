@@ -31,9 +31,17 @@ describe('dashboard: portable proof', () => {
     const [key] = await t.deps.services.credentials.listKeys(tenant.accountId);
     assert.ok(home.body.includes(key!.publicKeyMultibase), 'the key fingerprint is listed');
     assert.doesNotMatch(home.body, /private/i);
+    const [pdfCert] = await t.deps.services.pdfSigning.list(tenant.accountId);
+    assert.ok(
+      home.body.includes(`SHA-256 ${pdfCert!.fingerprintSha256}`),
+      'the PDF certificate fingerprint is listed',
+    );
+    assert.match(home.body, /id="pdf-certificates"/);
 
     const page = await client.get(`/dashboard/certificates/${cert.id}`);
-    assert.match(page.body, /data-signed="true"/);
+    assert.match(page.body, /id="signature" data-signed="true"/);
+    assert.match(page.body, /id="pdf-signature" data-signed="true"/);
+    assert.ok(page.body.includes(pdfCert!.fingerprintSha256), 'the PDF signer is named');
     const download = await client.get(`/dashboard/certificates/${cert.id}/credential`);
     assert.equal(download.statusCode, 200);
     assert.match(String(download.headers['content-disposition']), /credential-[0-9A-Z]{16}\.json/);
@@ -45,7 +53,13 @@ describe('dashboard: portable proof', () => {
 
     await t.deps.db.query('DELETE FROM credentials WHERE certificate_id = $1', [cert.id]);
     const unsigned = await client.get(`/dashboard/certificates/${cert.id}`);
-    assert.match(unsigned.body, /data-signed="false"/);
+    assert.match(unsigned.body, /id="signature" data-signed="false"/);
+    await t.deps.db.query('UPDATE certificate_pdfs SET signed_by = NULL WHERE certificate_id = $1', [
+      cert.id,
+    ]);
+    const oldPdf = await client.get(`/dashboard/certificates/${cert.id}`);
+    assert.match(oldPdf.body, /id="pdf-signature" data-signed="false"/);
+    assert.match(oldPdf.body, /frozen before PDFs were signed/);
     assert.equal((await client.get(`/dashboard/certificates/${cert.id}/credential`)).statusCode, 404);
   });
 });

@@ -55,6 +55,7 @@ function view(overrides: Partial<VerifyView> = {}): VerifyView {
     verificationUrl: 'https://certs.example.com/verify/7K3M9Q2XRB4D8F1H',
     pdfSha256: '0'.repeat(64),
     signed: false,
+    pdfSigned: false,
     issuerDid: null,
     credentialUrl: null,
     ...overrides,
@@ -534,6 +535,7 @@ describe('verification page through the app', { skip }, () => {
       const { page } = opened;
       const signature = await page.innerText('#signature');
       assert.match(signature, /Signed by Babbage Academy as an Open Badges 3\.0 credential/);
+      assert.match(signature, /The PDF itself is digitally signed too .* credential\.json/);
       assert.match(signature, new RegExp(`did:web:certs\\.test:issuers:${tenant.accountId}`));
       const href = await page.getAttribute('#credential-link', 'href');
       assert.equal(href, `http://certs.test/api/v1/verify/${cert.uniqueCode}/credential`);

@@ -1,3 +1,4 @@
+import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
 import { csrfField, dateTime, html, notice, page, typed, type Flash, type Html } from '../html.js';
@@ -155,6 +156,8 @@ export function certificatePage(opts: {
   historyTotal: number;
   emailDelivery: boolean;
   signed: boolean;
+  /** The certificate that signed the frozen PDF; none for PDFs frozen before signing. */
+  pdfSigner: PdfCertificateView | undefined;
 }): string {
   const c = opts.certificate;
   const pdf = `/dashboard/certificates/${c.id}/pdf`;
@@ -243,6 +246,20 @@ export function certificatePage(opts: {
                       >certsvc credentials backfill</code
                     >
                     signs it).`
+            }
+          </dd>
+          <dt>Signed PDF</dt>
+          <dd id="pdf-signature" data-signed="${String(opts.pdfSigner !== undefined)}">
+            ${
+              opts.pdfSigner
+                ? html`Signed by <bdi>${opts.pdfSigner.subject}</bdi> (${
+                      opts.pdfSigner.source === 'imported'
+                        ? 'imported certificate'
+                        : 'self-signed certificate'
+                    },
+                    SHA-256 <code class="mono small">${opts.pdfSigner.fingerprintSha256}</code>), with the
+                    credential attached as <code>credential.json</code>: PDF readers show the signature.`
+                : html`Not signed: the PDF was frozen before PDFs were signed, and stays as it was.`
             }
           </dd>
           <dt>Downloads</dt>

@@ -1,3 +1,4 @@
+import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
 import type { SigningKeyView } from '../../modules/credentials/credentials.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
 import { date, html, notice, page, type Flash } from '../html.js';
@@ -11,7 +12,7 @@ export function homePage(opts: {
   user: ReturnType<typeof userFrame>;
   flash?: Flash;
   usage: UsageView;
-  issuer: { did: string; keys: SigningKeyView[] };
+  issuer: { did: string; keys: SigningKeyView[]; pdfCertificates: PdfCertificateView[] };
   templateCount: number;
 }): string {
   const { certificates: c, tier } = opts.usage;
@@ -72,6 +73,25 @@ export function homePage(opts: {
                       <span class="small muted"
                         >${k.current ? 'current' : 'retired'}, since ${date(k.createdAt)}</span
                       >
+                    </li>`,
+                )}
+              </ul>`
+        }
+        <p>Its PDFs are signed (PAdES) with this certificate, the credential attached to each:</p>
+        ${
+          opts.issuer.pdfCertificates.length === 0
+            ? html`<p class="muted">
+                No PDF signing certificate yet: a self-signed one is made at the first issue.
+              </p>`
+            : html`<ul id="pdf-certificates">
+                ${opts.issuer.pdfCertificates.map(
+                  (c) =>
+                    html`<li>
+                      <bdi>${c.subject}</bdi>
+                      <span class="small muted"
+                        >${c.source === 'imported' ? `imported, issued by ${c.issuer}` : 'self-signed'},
+                        ${c.current ? 'current' : 'retired'}, since ${date(c.createdAt)}</span
+                      ><br /><code class="mono small">SHA-256 ${c.fingerprintSha256}</code>
                     </li>`,
                 )}
               </ul>`

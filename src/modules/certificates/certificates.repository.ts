@@ -29,15 +29,21 @@ export interface NewCertificate {
   recipientEmail: string;
   title: string;
   data: Record<string, string | number | boolean>;
+}
+
+export interface FrozenPdf {
+  certificateId: string;
   pdf: Buffer;
   sha256: string;
+  /** The PDF signing certificate that sealed it. */
+  signedBy: string;
 }
 
 export const CERT_COLUMNS =
   'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
 
-// Inserts issued certificates and their frozen PDFs with two statements, inside the caller's
-// transaction (which also holds the quota reservation).
+// Inserts issued certificates with one statement, inside the caller's transaction (which also
+// holds the quota reservation and then freezes their PDFs: insertPdfs).
 export async function insertIssued(
   tx: Queryable,
   input: { accountId: string; templateId: string; issuedAt: Date; items: NewCertificate[] },
@@ -62,15 +68,22 @@ export async function insertIssued(
       items.map((i) => i.title),
     ],
   );
-  // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
-  // doubling the memory of a 500-PDF batch).
-  const values = items.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`).join(', ');
-  await tx.query(
-    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256) VALUES ${values}`,
-    items.flatMap((i) => [i.id, i.pdf, i.sha256]),
-  );
   const order = new Map(items.map((item, index) => [item.id, index]));
   return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+}
+
+// The frozen PDFs of certificates being issued, in their issue's transaction.
+export async function insertPdfs(tx: Queryable, pdfs: FrozenPdf[]): Promise<void> {
+  if (pdfs.length === 0) return;
+  // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
+  // doubling the memory of a 500-PDF batch).
+  const values = pdfs
+    .map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`)
+    .join(', ');
+  await tx.query(
+    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by) VALUES ${values}`,
+    pdfs.flatMap((p) => [p.certificateId, p.pdf, p.sha256, p.signedBy]),
+  );
 }
 
 export interface ListFilter {

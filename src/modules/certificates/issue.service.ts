@@ -1,16 +1,22 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
-import { sampleValues, type PdfRenderer, type RenderValues } from '../../pdf/pdf-renderer.js';
+import {
+  sampleValues,
+  type PdfRenderer,
+  type RenderValues,
+  type UnsealedPdf,
+} from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
+import type { PdfSigningService } from '../credentials/pdf-signing.service.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';
 import { certificateView, verificationUrl, type CertificateView } from './certificate.view.js';
-import { insertIssued, type NewCertificate } from './certificates.repository.js';
+import { insertIssued, insertPdfs, type NewCertificate } from './certificates.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
 
 export type BatchItem =
@@ -35,8 +41,7 @@ interface Candidate {
 }
 
 interface Rendered extends Candidate {
-  pdf: Buffer;
-  sha256: string;
+  unsealed: UnsealedPdf;
 }
 
 // What was earned, frozen on the certificate: the design's title filled with the recipient's values,
@@ -52,6 +57,7 @@ export function createIssueService(deps: {
   db: Db;
   renderer: () => PdfRenderer;
   credentials: CredentialsService;
+  pdfSigning: PdfSigningService;
   /** Told how many certificates each issue created (metrics). */
   onIssued?: (count: number) => void;
   publicBaseUrl: string;
@@ -101,13 +107,13 @@ export function createIssueService(deps: {
     while (rendered.length < wanted && cursor < candidates.length) {
       const slice = candidates.slice(cursor, cursor + (wanted - rendered.length));
       cursor += slice.length;
-      const outcomes = await deps.renderer().render(
+      const outcomes = await deps.renderer().renderSealable(
         renderTemplate,
         slice.map((c) => c.values),
       );
       outcomes.forEach((outcome, i) => {
         const c = slice[i]!;
-        if (outcome.ok) rendered.push({ ...c, pdf: outcome.pdf, sha256: outcome.sha256 });
+        if (outcome.ok) rendered.push({ ...c, unsealed: outcome.unsealed });
         else
           failures.set(
             c.index,
@@ -118,8 +124,9 @@ export function createIssueService(deps: {
     return { rendered, failures, untried: candidates.slice(cursor) };
   }
 
-  // Reserves quota and writes certificates with their PDFs in one transaction; returns the
-  // created views (input order) and the candidates left without quota.
+  // Reserves quota and writes certificates, their signed credentials and their sealed PDFs (the
+  // credential attached, signed) in one transaction: no certificate without both proofs. Returns
+  // the created views (input order) and the candidates left without quota.
   async function commit(
     principal: Principal,
     template: TemplateWithDesign,
@@ -127,6 +134,7 @@ export function createIssueService(deps: {
     issuedAt: Date,
   ) {
     await deps.credentials.prepare(principal.accountId);
+    await deps.pdfSigning.prepare(principal.accountId);
     return db.transaction(async (tx) => {
       const { granted } = await reserve(tx, {
         accountId: principal.accountId,
@@ -142,8 +150,6 @@ export function createIssueService(deps: {
         recipientEmail: r.recipient.email,
         title: titleOf(template, r.values),
         data: r.recipient.data,
-        pdf: r.pdf,
-        sha256: r.sha256,
       }));
       const rows =
         items.length > 0
@@ -154,10 +160,9 @@ export function createIssueService(deps: {
               items,
             })
           : [];
-      // Each certificate's signed credential, frozen with it: no certificate without its credential.
       if (items.length > 0) {
         const account = await findAccount(tx, principal.accountId);
-        await deps.credentials.issue(tx, {
+        const credentials = await deps.credentials.issue(tx, {
           accountId: principal.accountId,
           accountName: account!.name,
           template: { id: template.id, name: template.name, description: template.description },
@@ -169,6 +174,16 @@ export function createIssueService(deps: {
             title: item.title,
           })),
         });
+        const sealed = await deps.pdfSigning.seal(
+          tx,
+          principal.accountId,
+          accepted.map((r, i) => ({ unsealed: r.unsealed, credential: credentials[i]! })),
+          issuedAt,
+        );
+        await insertPdfs(
+          tx,
+          sealed.map((s, i) => ({ certificateId: items[i]!.id, ...s })),
+        );
       }
       return {
         created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),

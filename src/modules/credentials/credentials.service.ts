@@ -14,6 +14,7 @@ import { issuerDid, keyMethodId, statusListUrl } from './issuer-identity.js';
 import { CREDENTIAL_SHAPE, openBadgeCredential } from './open-badge.js';
 import * as keysRepo from './signing-keys.repository.js';
 import * as lists from './status-lists.repository.js';
+import { SigningNotConfiguredError } from './signing-errors.js';
 
 // What a certificate's credential says, beyond what the service knows of its account.
 export interface CredentialSubject {
@@ -34,11 +35,7 @@ export interface SigningKeyView {
   current: boolean;
 }
 
-export class SigningNotConfiguredError extends Error {
-  constructor() {
-    super('SIGNING_KEYS_SECRET is not set: this process cannot sign credentials');
-  }
-}
+export { SigningNotConfiguredError };
 
 function rawPublicKey(key: KeyObject): Buffer {
   return Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
@@ -138,8 +135,8 @@ export function createCredentialsService(deps: {
         issuedAt: Date;
         subjects: CredentialSubject[];
       },
-    ): Promise<void> {
-      if (issue.subjects.length === 0) return;
+    ): Promise<Buffer[]> {
+      if (issue.subjects.length === 0) return [];
       const key = await currentKey(tx, issue.accountId);
       const signer = signerOf(key);
       const template = await credentialTemplate();
@@ -173,6 +170,7 @@ export function createCredentialsService(deps: {
         });
       }
       await credentialsRepo.insertCredentials(tx, issue.accountId, items);
+      return items.map((item) => item.body);
     },
 
     // Certificates issued before credentials existed get theirs, once, `batch` at a time in one

@@ -157,12 +157,15 @@ const TITLES: Record<PageState, string> = {
   unknown: 'Certificate not valid',
 };
 
-// Whether the certificate carries a signed credential, by whom, and where to get it.
+// Whether the certificate carries a signed credential and a signed PDF, by whom, and where to get it.
 function signature(view: VerifyView): string {
   if (!view.signed || !view.credentialUrl || !view.issuerDid) {
     return 'Not digitally signed: issued before this service signed its certificates.';
   }
-  return `Signed by <bdi>${escapeHtml(view.issuerName)}</bdi> as an Open Badges 3.0 credential that any standard verifier can check, with or without this site. <span class="did">Issuer: <code>${escapeHtml(view.issuerDid)}</code></span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">Download the signed credential</a>`;
+  const pdf = view.pdfSigned
+    ? ' The PDF itself is digitally signed too (a PAdES signature that PDF readers show) and carries the credential as its attached file <code>credential.json</code>.'
+    : ' Its PDF was issued before PDFs were signed: the PDF carries no signature of its own.';
+  return `Signed by <bdi>${escapeHtml(view.issuerName)}</bdi> as an Open Badges 3.0 credential that any standard verifier can check, with or without this site.${pdf} <span class="did">Issuer: <code>${escapeHtml(view.issuerDid)}</code></span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">Download the signed credential</a>`;
 }
 
 export function renderVerifyPage(view: VerifyView): string {

@@ -13,6 +13,7 @@ export interface VerificationRow {
   sha256: string;
   account_id: string;
   credential_sha256: string | null;
+  pdf_signed: boolean;
 }
 
 // The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
@@ -34,7 +35,7 @@ export async function findForVerification(
       WHERE c.unique_code = $1 AND c.status <> 'Draft'
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
-                t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id,
+                t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
                 (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256`,
     values: [code, count],
   });

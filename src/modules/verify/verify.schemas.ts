@@ -23,6 +23,10 @@ export const Verification = Type.Object(
       description:
         'True when the certificate carries a signed Open Badges 3.0 credential (certificates issued before signing was introduced do not)',
     }),
+    pdfSigned: Type.Boolean({
+      description:
+        'True when the frozen PDF carries a PAdES digital signature over the whole file and the credential as the attached file credential.json (PDFs issued before PDF signing was introduced do not)',
+    }),
     issuerDid: Type.Union([Type.String(), Type.Null()], {
       description: "The issuer's did:web, whose DID document lists the keys that sign its credentials",
     }),
@@ -49,6 +53,7 @@ export const VERIFICATION_EXAMPLE: Verification = {
   verificationUrl: EXAMPLE.verificationUrl,
   pdfSha256: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
   signed: true,
+  pdfSigned: true,
   issuerDid: 'did:web:certs.example.org:issuers:0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c6d',
   credentialUrl: `https://certs.example.org/api/v1/verify/${EXAMPLE.uniqueCode}/credential`,
 };

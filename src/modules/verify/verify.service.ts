@@ -46,6 +46,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         verificationUrl: verificationUrl(deps.publicBaseUrl, row.unique_code),
         pdfSha256: row.sha256,
         signed: signedRow,
+        pdfSigned: row.pdf_signed,
         credentialSha256: row.credential_sha256,
         issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
         credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,

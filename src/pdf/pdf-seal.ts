@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { pdfDate, PdfWriter } from './pdf-syntax.js';
+import { CATALOG, INFO_OBJECT } from './template-compiler.js';
+import type { UnsealedPdf } from './render-types.js';
+
+// A sealed PDF carries a file attachment (the certificate's credential) and one invisible
+// signature over the whole file (PAdES: /SubFilter /ETSI.CAdES.detached). The worker writes a
+// sealable document: its catalog and page refer to six objects from `base` on, and it writes the
+// four that never change (form, signature field, names, file specification). Sealing then appends
+// the attachment and the signature dictionary, whose /Contents is reserved and filled last, and the
+// cross-reference table. One file is built, hashed in one pass (plus the short tail), signed, and
+// the signature written into its slot.
+
+export type { UnsealedPdf };
+
+export const ATTACHMENT_NAME = 'credential.json';
+
+const FORM = 0;
+const FIELD = 1;
+const SIGNATURE = 2;
+const NAMES = 3;
+const FILESPEC = 4;
+const EMBEDDED_FILE = 5;
+
+/** The catalog's entries of a sealable document. */
+export function sealCatalogEntries(base: number): string {
+  return ` /AcroForm ${base + FORM} 0 R /Names ${base + NAMES} 0 R /AF [${base + FILESPEC} 0 R]`;
+}
+
+/** The page's entries of a sealable document. */
+export function sealPageEntries(base: number): string {
+  return ` /Annots [${base + FIELD} 0 R]`;
+}
+
+/** The objects of the seal that are the same in every document (the worker writes them). */
+export function writeSealFrame(writer: PdfWriter, base: number, pageId: number): void {
+  writer.object(base + FORM, `<< /Fields [${base + FIELD} 0 R] /SigFlags 3 >>`);
+  writer.object(
+    base + FIELD,
+    `<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature) /F 132 /Rect [0 0 0 0] ` +
+      `/P ${pageId} 0 R /V ${base + SIGNATURE} 0 R >>`,
+  );
+  writer.object(
+    base + NAMES,
+    `<< /EmbeddedFiles << /Names [(${ATTACHMENT_NAME}) ${base + FILESPEC} 0 R] >> >>`,
+  );
+  writer.object(
+    base + FILESPEC,
+    `<< /Type /Filespec /F (${ATTACHMENT_NAME}) /UF (${ATTACHMENT_NAME}) ` +
+      `/Desc (Open Badges 3.0 credential of this certificate, signed by its issuer) ` +
+      `/AFRelationship /Data /EF << /F ${base + EMBEDDED_FILE} 0 R >> >>`,
+  );
+}
+
+export interface SealOptions {
+  /** The attached file's bytes (stored as they are, uncompressed: readable in the file). */
+  attachment: Buffer;
+  signedAt: string; // ISO 8601
+  /** Bytes reserved for the CMS signature; sign() must not return more. */
+  reserve: number;
+  /** The CMS signature (DER) over content whose SHA-256 is `digest`. */
+  sign(digest: Buffer): Promise<Buffer>;
+}
+
+const RANGE_WIDTH = 10;
+
+/** The final signed file and its SHA-256 (hex). */
+export async function sealPdf(
+  unsealed: UnsealedPdf,
+  opts: SealOptions,
+): Promise<{ pdf: Buffer; sha256: string }> {
+  const { base } = unsealed;
+  const writer = new PdfWriter();
+  writer.prebuilt(
+    unsealed.body,
+    new Map(unsealed.offsets.flatMap((at, id) => (at === undefined ? [] : [[id, at]]))),
+  );
+  const date = pdfDate(opts.signedAt);
+  writer.stream(
+    base + EMBEDDED_FILE,
+    `/Type /EmbeddedFile /Subtype /application#2Fjson /Params << /Size ${opts.attachment.length} /ModDate ${date} >>`,
+    opts.attachment,
+  );
+  const placeholder = `[0 ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)}]`;
+  const head = `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M ${date} /ByteRange `;
+  const signatureAt = writer.position;
+  writer.object(base + SIGNATURE, `${head}${placeholder} /Contents <${'0'.repeat(opts.reserve * 2)}> >>`);
+  const pdf = writer.finish(CATALOG, INFO_OBJECT);
+
+  const objectHead = `${base + SIGNATURE} 0 obj\n`.length;
+  const rangeAt = signatureAt + objectHead + head.length;
+  const contentsAt = rangeAt + placeholder.length + ' /Contents '.length; // the '<'
+  const afterContents = contentsAt + opts.reserve * 2 + 2; // after the '>'
+  const range = `[0 ${contentsAt} ${afterContents} ${pdf.length - afterContents}]`;
+  pdf.write(range.padEnd(placeholder.length, ' '), rangeAt, 'latin1');
+
+  // One pass over the body: the copy taken before the tail hashes the whole file afterwards.
+  const signed = createHash('sha256').update(pdf.subarray(0, contentsAt));
+  const whole = signed.copy();
+  const tail = pdf.subarray(afterContents);
+  const cms = await opts.sign(signed.update(tail).digest());
+  if (cms.length > opts.reserve)
+    throw new Error(`the signature (${cms.length} bytes) exceeds its reserved space`);
+  pdf.write(cms.toString('hex'), contentsAt + 1, 'latin1');
+  const sha256 = whole.update(pdf.subarray(contentsAt, afterContents)).update(tail).digest('hex');
+  return { pdf, sha256 };
+}
