@@ -7,6 +7,7 @@ import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createCertificatesService } from './modules/certificates/certificates.service.js';
 import { createIssueService } from './modules/certificates/issue.service.js';
 import { createContractsService } from './modules/contracts/contracts.service.js';
+import { createDesignPreviewService } from './modules/templates/design-preview.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
@@ -104,6 +105,7 @@ export function createServices(deps: ServiceDeps) {
     contracts: createContractsService(deps),
     keys: createApiKeysService(deps),
     templates: createTemplatesService({ db: deps.db, checkDesign: designIssues }),
+    designPreview: createDesignPreviewService({ renderer: getRenderer, publicBaseUrl }),
     usage: createUsageService(deps),
     credentials,
     pdfSigning,

@@ -6,6 +6,7 @@ import session from '@fastify/session';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, STATUS_BY_CODE } from '../platform/errors.js';
 import { MAX_IMPORT_BYTES } from '../modules/imports/imports.service.js';
+import { BODY_LIMIT } from '../platform/http/body.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
@@ -16,6 +17,7 @@ import { importsPages } from './imports.routes.js';
 import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
+import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
@@ -100,8 +102,9 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, {
     attachFieldsToBody: true,
-    // The CSV upload takes files of up to 20 MB (large imports); it is the only form with a file.
-    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10, parts: 12 },
+    // The CSV upload takes files of up to 20 MiB (large imports); a field may be as large as the
+    // body limit: the studio's design JSON carries its images inline.
+    limits: { fileSize: MAX_IMPORT_BYTES, fieldSize: BODY_LIMIT, files: 1, fields: 10, parts: 12 },
   });
   // CSRF tokens are signed double-submit cookies, not session data: the sign-in form stores nothing
   // on the server, so anonymous visitors cannot fill the sessions table.
@@ -153,6 +156,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
 
   authRoutes(app, deps);
   keysRoutes(app, deps);
+  studioRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
   importsPages(app, deps);
