@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- terminal output is matched with its escape sequences */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
