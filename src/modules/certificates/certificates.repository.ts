@@ -72,18 +72,25 @@ export async function insertIssued(
   return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
 }
 
+// PDFs per INSERT statement. pg builds a statement's Bind message in one buffer that it replaces
+// by one half as large again whenever it is full: for the 500 PDFs of a batch (about 20 MB) in one
+// statement that was some 60 MB of buffers, and the server's peak memory (docs/benchmarks.md).
+const PDFS_PER_STATEMENT = 50;
+
 // The frozen PDFs of certificates being issued, in their issue's transaction.
 export async function insertPdfs(tx: Queryable, pdfs: FrozenPdf[]): Promise<void> {
-  if (pdfs.length === 0) return;
   // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
   // doubling the memory of a 500-PDF batch).
-  const values = pdfs
-    .map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`)
-    .join(', ');
-  await tx.query(
-    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by) VALUES ${values}`,
-    pdfs.flatMap((p) => [p.certificateId, p.pdf, p.sha256, p.signedBy]),
-  );
+  for (let start = 0; start < pdfs.length; start += PDFS_PER_STATEMENT) {
+    const chunk = pdfs.slice(start, start + PDFS_PER_STATEMENT);
+    const values = chunk
+      .map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`)
+      .join(', ');
+    await tx.query(
+      `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by) VALUES ${values}`,
+      chunk.flatMap((p) => [p.certificateId, p.pdf, p.sha256, p.signedBy]),
+    );
+  }
 }
 
 export interface ListFilter {
