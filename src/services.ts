@@ -94,7 +94,7 @@ export function createServices(deps: ServiceDeps) {
       now: deps.now,
       onIssued: (count) => metrics.certificatesIssued.inc(count),
     }),
-    verify: createVerifyService({ db: deps.db, publicBaseUrl }),
+    verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
     users: createUsersService(deps),
     emails: createEmailsService(deps),
     // The server starts the PDF workers at boot so that the first request does not pay for it.

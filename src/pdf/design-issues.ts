@@ -1,3 +1,4 @@
+import { addDuration, parseDuration } from '../platform/duration.js';
 import type { Design } from './design.schema.js';
 import { fontChain, fontNames } from './fonts.js';
 import { imageProblem } from './images.js';
@@ -12,7 +13,7 @@ import { fittingSize, lineHeight, shapeLine } from './text-layout.js';
 // recipient exists. The design is assumed to be valid against the Design schema already.
 
 const known =
-  '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
+  '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.expiresAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
 
 export function designIssues(design: Design): RenderIssue[] {
   const issues: RenderIssue[] = [];
@@ -35,6 +36,11 @@ export function designIssues(design: Design): RenderIssue[] {
       });
     }
   };
+
+  if (design.validity !== undefined) {
+    const parsed = parseDuration(design.validity);
+    if (!parsed.ok) issues.push({ path: ['validity'], message: parsed.message });
+  }
 
   if (design.title !== undefined) {
     const { segments, unknown } = parseText(design.title);
@@ -124,9 +130,12 @@ export function sampleValues(design: Design): RenderValues {
   const uniqueCode = '7K3M9Q2XRB4D8F1H';
   const data: Record<string, string> = {};
   for (const field of design.fields) data[field.key] = field.label;
+  const now = new Date();
+  const validity = design.validity === undefined ? undefined : parseDuration(design.validity);
   return {
     recipientName: 'Zoë Ångström-Łukasiewicz',
-    issuedAt: new Date().toISOString(),
+    issuedAt: now.toISOString(),
+    expiresAt: validity?.ok ? addDuration(now, validity.duration).toISOString() : null,
     uniqueCode,
     verificationUrl: `https://certificates.example.com/verify/${uniqueCode}`,
     data,

@@ -137,6 +137,14 @@ export const Design = Type.Object(
       }),
     ),
     fields: Type.Array(TemplateField, { maxItems: 50 }),
+    validity: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 40,
+        description:
+          'How long a certificate stays valid after its issue: an ISO 8601 duration in years, months, weeks and/or days (P2Y, P6M, P90D). Its expiry is frozen on it at issue; a recipient expiresAt overrides it. Without it certificates do not expire.',
+      }),
+    ),
     page: Type.Object(
       {
         width: Type.Number({ minimum: 72, maximum: 5000 }),

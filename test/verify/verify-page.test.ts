@@ -47,6 +47,8 @@ function view(overrides: Partial<VerifyView> = {}): VerifyView {
     uniqueCode: '7K3M9Q2XRB4D8F1H',
     recipientName: 'Ada Lovelace',
     issuedAt: '2026-11-21T09:30:00.000Z',
+    expiresAt: null,
+    expired: false,
     revokedAt: null,
     revocationReason: null,
     title: 'Analytical Engines 101: Difference Engines',

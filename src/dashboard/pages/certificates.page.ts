@@ -219,6 +219,12 @@ export function certificatePage(opts: {
           <dt>Issued</dt>
           <dd>${dateTime(c.issuedAt)}</dd>
           ${
+            c.expiresAt
+              ? html`<dt>Expires</dt>
+                  <dd id="expires-at">${dateTime(c.expiresAt)}</dd>`
+              : ''
+          }
+          ${
             c.revokedAt
               ? html`<dt>Revoked</dt>
                   <dd>

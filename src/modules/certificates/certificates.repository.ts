@@ -14,6 +14,7 @@ export interface CertificateRow {
   data: Record<string, string | number | boolean>;
   status: CertificateStatus;
   issued_at: Date | null;
+  expires_at: Date | null;
   revoked_at: Date | null;
   revocation_reason: string | null;
   download_count: number;
@@ -29,6 +30,7 @@ export interface NewCertificate {
   recipientEmail: string;
   title: string;
   data: Record<string, string | number | boolean>;
+  expiresAt?: Date | null;
 }
 
 export interface FrozenPdf {
@@ -40,7 +42,7 @@ export interface FrozenPdf {
 }
 
 export const CERT_COLUMNS =
-  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
+  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, expires_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
 
 // Inserts issued certificates with one statement, inside the caller's transaction (which also
 // holds the quota reservation and then freezes their PDFs: insertPdfs).
@@ -50,10 +52,10 @@ export async function insertIssued(
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at)
-     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3
-       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-         AS u(id, code, name, email, data, folded, title)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at)
+     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+         AS u(id, code, name, email, data, folded, title, expires)
      RETURNING ${CERT_COLUMNS}`,
     [
       input.accountId,
@@ -66,6 +68,7 @@ export async function insertIssued(
       items.map((i) => JSON.stringify(i.data)),
       items.map((i) => searchFold(i.recipientName)),
       items.map((i) => i.title),
+      items.map((i) => i.expiresAt ?? null),
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));
@@ -92,6 +95,9 @@ export interface ListFilter {
   recipientEmail?: string;
   templateId?: string;
   q?: string;
+  /** Expired (true) or not (false) at `now`. */
+  expired?: { value: boolean; now: Date };
+  expiresBefore?: Date;
   limit: number;
   offset: number;
 }
@@ -119,8 +125,13 @@ export async function listCertificates(
   if (filter.recipientEmail) add((p) => `lower(recipient_email) = lower(${p})`, filter.recipientEmail);
   if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
   if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
+  if (filter.expired?.value === true) add((p) => `expires_at <= ${p}`, filter.expired.now);
+  if (filter.expired?.value === false)
+    add((p) => `(expires_at IS NULL OR expires_at > ${p})`, filter.expired.now);
+  if (filter.expiresBefore) add((p) => `expires_at < ${p}`, filter.expiresBefore);
   const condition = where.join(' AND ');
-  const uncounted = filter.createdAfter || filter.recipientEmail || filter.q;
+  const uncounted =
+    filter.createdAfter || filter.recipientEmail || filter.q || filter.expired || filter.expiresBefore;
   const [list, total] = await Promise.all([
     db.query<CertificateRow>(
       `SELECT ${CERT_COLUMNS} FROM certificates

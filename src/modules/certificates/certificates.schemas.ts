@@ -29,6 +29,13 @@ export const Recipient = Type.Object(
     }),
     email: Type.String({ format: 'email', maxLength: 254 }),
     data: Type.Optional(RecipientData),
+    expiresAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When this certificate expires (ISO 8601 date-time with a time zone, e.g. 2028-11-21T00:00:00Z), after the issue time; overrides the template's validity. Frozen at issue.",
+      }),
+    ),
   },
   { additionalProperties: false, title: 'Recipient' },
 );
@@ -91,6 +98,10 @@ export const Certificate = Type.Object(
     status: CertificateStatus,
     verificationUrl: Type.String({ format: 'uri' }),
     issuedAt: Type.Union([Timestamp, Type.Null()]),
+    expiresAt: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When the certificate expires (the recipient's expiresAt, or the issue time plus the template's validity), frozen at issue; null when it does not expire. An expired certificate stays Issued; verification says expired.",
+    }),
     revokedAt: Type.Union([Timestamp, Type.Null()]),
     revocationReason: Type.Union([Type.String(), Type.Null()], {
       description: 'Public: shown by verification',
@@ -155,6 +166,19 @@ export const ListQuery = Type.Object({
   templateId: Type.Optional(
     Type.String({ pattern: UUID_PATTERN, description: 'Only certificates issued from this template' }),
   ),
+  expired: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description:
+        'true: only certificates whose expiresAt has passed; false: only those that have not expired (no expiresAt, or one still ahead)',
+    }),
+  ),
+  expiresBefore: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Only certificates that expire strictly before this instant (ISO 8601); never those without expiry',
+    }),
+  ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -195,6 +219,7 @@ export const CERTIFICATE_EXAMPLE: Static<typeof Certificate> = {
   status: 'Issued',
   verificationUrl: EXAMPLE.verificationUrl,
   issuedAt: EXAMPLE.issuedAt,
+  expiresAt: null,
   revokedAt: null,
   revocationReason: null,
   downloadCount: 0,

@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
+import { addDuration, parseDuration } from '../../platform/duration.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import {
   sampleValues,
@@ -38,6 +39,7 @@ interface Candidate {
   recipient: ValidRecipient;
   values: RenderValues;
   id: string;
+  expiresAt: Date | null;
 }
 
 interface Rendered extends Candidate {
@@ -49,6 +51,15 @@ interface Rendered extends Candidate {
 function titleOf(template: TemplateWithDesign, values: RenderValues): string {
   const title = template.design.title === undefined ? '' : fillText(template.design.title, values);
   return title || template.name;
+}
+
+// The template's validity as a function of the issue time (null: its certificates do not expire).
+// Templates are checked when saved, so an unparsable validity is a stored fault, not the caller's.
+function validityOf(template: TemplateWithDesign): ((issuedAt: Date) => Date) | null {
+  if (template.design.validity === undefined) return null;
+  const parsed = parseDuration(template.design.validity);
+  if (!parsed.ok) throw new Error(`template ${template.id} has an invalid validity`);
+  return (issuedAt) => addDuration(issuedAt, parsed.duration);
 }
 
 const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted';
@@ -71,15 +82,23 @@ export function createIssueService(deps: {
     return template;
   }
 
-  function candidate(index: number, recipient: ValidRecipient, issuedAt: Date): Candidate {
+  function candidate(
+    index: number,
+    recipient: ValidRecipient,
+    issuedAt: Date,
+    templateExpiry: Date | null,
+  ): Candidate {
     const code = uniqueCode();
+    const expiresAt = recipient.expiresAt ?? templateExpiry;
     return {
       index,
       recipient,
       id: uuidv7(issuedAt.getTime()),
+      expiresAt,
       values: {
         recipientName: recipient.name,
         issuedAt: issuedAt.toISOString(),
+        expiresAt: expiresAt?.toISOString() ?? null,
         uniqueCode: code,
         verificationUrl: verificationUrl(deps.publicBaseUrl, code),
         data: recipient.data,
@@ -150,6 +169,7 @@ export function createIssueService(deps: {
         recipientEmail: r.recipient.email,
         title: titleOf(template, r.values),
         data: r.recipient.data,
+        expiresAt: r.expiresAt,
       }));
       const rows =
         items.length > 0
@@ -172,6 +192,7 @@ export function createIssueService(deps: {
             recipientName: item.recipientName,
             recipientEmail: item.recipientEmail,
             title: item.title,
+            expiresAt: item.expiresAt,
           })),
         });
         const sealed = await deps.pdfSigning.seal(
@@ -240,13 +261,13 @@ export function createIssueService(deps: {
 
     async issueOne(principal: Principal, templateId: string, input: unknown): Promise<CertificateView> {
       const template = await loadTemplate(principal.accountId, templateId);
-      const checked = checkRecipient(input, template.fields, ['recipient']);
-      if (!checked.ok) throw new ValidationError(checked.issues);
       const issuedAt = deps.now();
+      const checked = checkRecipient(input, template.fields, ['recipient'], issuedAt);
+      if (!checked.ok) throw new ValidationError(checked.issues);
       if ((await remainingQuota(principal, issuedAt)) < 1) {
         throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
       }
-      const c = candidate(0, checked.recipient, issuedAt);
+      const c = candidate(0, checked.recipient, issuedAt, validityOf(template)?.(issuedAt) ?? null);
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const { created } = await commit(principal, template, rendered, issuedAt);
@@ -260,9 +281,10 @@ export function createIssueService(deps: {
       const issuedAt = deps.now();
       const results: BatchItem[] = new Array(inputs.length);
       const candidates: Candidate[] = [];
+      const templateExpiry = validityOf(template)?.(issuedAt) ?? null;
       inputs.forEach((input, index) => {
-        const checked = checkRecipient(input, template.fields, ['recipients', index]);
-        if (checked.ok) candidates.push(candidate(index, checked.recipient, issuedAt));
+        const checked = checkRecipient(input, template.fields, ['recipients', index], issuedAt);
+        if (checked.ok) candidates.push(candidate(index, checked.recipient, issuedAt, templateExpiry));
         else results[index] = validationItem(index, checked.issues);
       });
 

@@ -4,11 +4,18 @@ import { EXAMPLE, Timestamp } from '../../platform/http/schemas.js';
 // What public verification shows: never the email, the data or internal ids.
 export const Verification = Type.Object(
   {
-    valid: Type.Boolean({ description: 'True only for Issued' }),
+    valid: Type.Boolean({ description: 'True only for Issued and not expired' }),
     status: Type.Union([Type.Literal('Issued'), Type.Literal('Revoked')]),
     uniqueCode: Type.String(),
     recipientName: Type.String(),
     issuedAt: Timestamp,
+    expiresAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the certificate expires (frozen at issue); null when it does not',
+    }),
+    expired: Type.Boolean({
+      description:
+        'True from expiresAt on; an expired certificate keeps its status (Issued) but is not valid',
+    }),
     revokedAt: Type.Union([Timestamp, Type.Null()]),
     revocationReason: Type.Union([Type.String(), Type.Null()]),
     title: Type.String({
@@ -45,6 +52,8 @@ export const VERIFICATION_EXAMPLE: Verification = {
   uniqueCode: EXAMPLE.uniqueCode,
   recipientName: 'Zoë Ångström',
   issuedAt: EXAMPLE.issuedAt,
+  expiresAt: null,
+  expired: false,
   revokedAt: null,
   revocationReason: null,
   title: 'Safe Lifting',
