@@ -113,6 +113,7 @@ export function createServices(deps: ServiceDeps) {
         publicBaseUrl,
         logger: deps.logger,
         options: config.email,
+        now: deps.now,
         onOutcome: (outcome) => metrics.emailOutcomes.inc({ outcome }),
       });
       return {

@@ -42,6 +42,20 @@ export function designIssues(design: Design): RenderIssue[] {
     if (!parsed.ok) issues.push({ path: ['validity'], message: parsed.message });
   }
 
+  if (design.renewalUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(design.renewalUrl);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' || url.username !== '' || url.password !== '')
+      issues.push({
+        path: ['renewalUrl'],
+        message: 'must be an https:// URL, e.g. https://academy.example/renew',
+      });
+  }
+
   if (design.title !== undefined) {
     const { segments, unknown } = parseText(design.title);
     for (const placeholder of unknown) {

@@ -31,6 +31,9 @@ export interface NewCertificate {
   title: string;
   data: Record<string, string | number | boolean>;
   expiresAt?: Date | null;
+  /** Renewal reminders still to send (days before expiry, in due order) and when the first is due. */
+  reminders?: number[];
+  nextReminderAt?: Date | null;
 }
 
 export interface FrozenPdf {
@@ -52,10 +55,12 @@ export async function insertIssued(
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at)
-     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires
-       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
-         AS u(id, code, name, email, data, folded, title, expires)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at)
+     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires,
+            u.reminders::integer[], u.next_reminder
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
+                   $12::text[], $13::timestamptz[])
+         AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder)
      RETURNING ${CERT_COLUMNS}`,
     [
       input.accountId,
@@ -69,6 +74,9 @@ export async function insertIssued(
       items.map((i) => searchFold(i.recipientName)),
       items.map((i) => i.title),
       items.map((i) => i.expiresAt ?? null),
+      // Each as an array literal: a parameter cannot carry an array of arrays of different lengths.
+      items.map((i) => (i.reminders?.length ? `{${i.reminders.join(',')}}` : null)),
+      items.map((i) => i.nextReminderAt ?? null),
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));
@@ -228,7 +236,8 @@ export async function revokeCertificate(
   input: { accountId: string; id: string; at: Date; reason: string | null },
 ): Promise<CertificateRow | undefined> {
   const { rows } = await db.query<CertificateRow>(
-    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4
+    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4,
+            reminders = NULL, next_reminder_at = NULL
       WHERE account_id = $1 AND id = $2 AND status = 'Issued'
       RETURNING ${CERT_COLUMNS}`,
     [input.accountId, input.id, input.at, input.reason],

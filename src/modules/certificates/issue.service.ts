@@ -19,6 +19,7 @@ import { reserve, usedInPeriod } from '../usage/usage.repository.js';
 import { certificateView, verificationUrl, type CertificateView } from './certificate.view.js';
 import { insertIssued, insertPdfs, type NewCertificate } from './certificates.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
+import { reminderPlan } from './reminders.js';
 
 export type BatchItem =
   | { index: number; status: 'created'; certificate: CertificateView }
@@ -162,15 +163,21 @@ export function createIssueService(deps: {
         limit: principal.monthlyLimit,
       });
       const accepted = rendered.slice(0, granted);
-      const items: NewCertificate[] = accepted.map((r) => ({
-        id: r.id,
-        uniqueCode: r.values.uniqueCode,
-        recipientName: r.recipient.name,
-        recipientEmail: r.recipient.email,
-        title: titleOf(template, r.values),
-        data: r.recipient.data,
-        expiresAt: r.expiresAt,
-      }));
+      const remindBeforeDays = template.design.remindBeforeDays ?? [];
+      const items: NewCertificate[] = accepted.map((r) => {
+        const plan = reminderPlan(r.expiresAt, remindBeforeDays, issuedAt);
+        return {
+          id: r.id,
+          uniqueCode: r.values.uniqueCode,
+          recipientName: r.recipient.name,
+          recipientEmail: r.recipient.email,
+          title: titleOf(template, r.values),
+          data: r.recipient.data,
+          expiresAt: r.expiresAt,
+          reminders: plan.reminders,
+          nextReminderAt: plan.nextAt,
+        };
+      });
       const rows =
         items.length > 0
           ? await insertIssued(tx, {

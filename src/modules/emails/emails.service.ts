@@ -12,6 +12,8 @@ function view(row: repo.EmailSendRow): EmailSendView {
     id: row.id,
     certificateId: row.certificate_id,
     recipientEmail: row.recipient_email,
+    kind: row.kind,
+    remindBeforeDays: row.remind_days,
     status: row.status,
     attempts: row.attempts,
     lastError: row.last_error,
