@@ -68,6 +68,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         emailDelivery: s.principal.emailDelivery,
         signed: credential !== undefined,
         pdfSigner,
+        templateFields: template?.fields,
       }),
     );
   });
@@ -152,6 +153,47 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         setFlash(request, { kind: 'error', text: `Not revoked: ${err.message}` });
       }
       return reply.redirect(`/dashboard/certificates/${id}`, 303);
+    },
+  );
+
+  // Correct and reissue: the same service call as POST /api/v1/certificates/:id/reissue. The data
+  // keys the design does not show are kept; a field left empty is dropped.
+  app.post(
+    '/certificates/:id/reissue',
+    { preHandler: [signIn, app.csrfProtection] },
+    async (request, reply) => {
+      const s = signedIn(request);
+      const id = pathId(request);
+      const fields = form(request);
+      const old = await certificates.get(s.user.accountId, id);
+      const template = await templates.get(s.user.accountId, old.templateId).catch(() => undefined);
+      const oldData = old.data as Record<string, string | number | boolean>;
+      const data = { ...oldData };
+      for (const f of template?.fields ?? []) {
+        const value = (fields[`data.${f.key}`] ?? '').trim();
+        if (value === '') delete data[f.key];
+        else if (String(oldData[f.key] ?? '') !== value) data[f.key] = value;
+      }
+      try {
+        const fresh = await issue.reissue(s.principal, id, {
+          name: fields.name ?? '',
+          email: (fields.email ?? '').trim(),
+          data,
+        });
+        setFlash(request, {
+          kind: 'ok',
+          text: `Reissued: this is the corrected certificate. The old one (${old.uniqueCode}) is revoked and links here.`,
+        });
+        return reply.redirect(`/dashboard/certificates/${fresh.id}`, 303);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+        const detail =
+          err instanceof ValidationError
+            ? err.issues.map((i) => `${i.path.slice(1).join('.')} ${i.message}`).join('; ')
+            : err.message;
+        setFlash(request, { kind: 'error', text: `Not reissued: ${detail}` });
+        return reply.redirect(`/dashboard/certificates/${id}`, 303);
+      }
     },
   );
 

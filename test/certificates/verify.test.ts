@@ -56,6 +56,7 @@ describe('GET /api/v1/verify/:code', () => {
       issuedAt: c.issuedAt,
       expiresAt: null,
       expired: false,
+      supersededBy: null,
       revokedAt: null,
       revocationReason: null,
       // The design's title ({{data.course}}) is public on purpose: it says what was earned.

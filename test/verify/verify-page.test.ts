@@ -49,6 +49,7 @@ function view(overrides: Partial<VerifyView> = {}): VerifyView {
     issuedAt: '2026-11-21T09:30:00.000Z',
     expiresAt: null,
     expired: false,
+    supersededBy: null,
     revokedAt: null,
     revocationReason: null,
     title: 'Analytical Engines 101: Difference Engines',

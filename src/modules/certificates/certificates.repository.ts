@@ -231,6 +231,21 @@ export async function readPdfHash(db: Queryable, accountId: string, id: string):
   return rows[0]?.sha256;
 }
 
+// Revokes an Issued certificate as superseded by its correction (`by`), in the reissue's transaction.
+export async function supersede(
+  tx: Queryable,
+  input: { accountId: string; id: string; by: string; at: Date; reason: string },
+): Promise<{ id: string } | undefined> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4, superseded_by = $5,
+            reminders = NULL, next_reminder_at = NULL
+      WHERE account_id = $1 AND id = $2 AND status = 'Issued'
+      RETURNING id`,
+    [input.accountId, input.id, input.at, input.reason, input.by],
+  );
+  return rows[0];
+}
+
 export async function revokeCertificate(
   db: Queryable,
   input: { accountId: string; id: string; at: Date; reason: string | null },

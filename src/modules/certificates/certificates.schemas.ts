@@ -208,6 +208,24 @@ export const RevokeBody = Type.Object(
   },
 );
 
+export const ReissueBody = Type.Object(
+  { recipient: Recipient },
+  {
+    additionalProperties: false,
+    description:
+      "The corrected recipient (name, email, data, and optionally expiresAt), validated like POST /certificates' recipient against the template's current version",
+    examples: [
+      {
+        recipient: {
+          name: 'Zoë Ångström',
+          email: 'zoe.angstrom@example.com',
+          data: { course: 'Safe Lifting', hours: 12 },
+        },
+      },
+    ],
+  },
+);
+
 export const CERTIFICATE_EXAMPLE: Static<typeof Certificate> = {
   id: EXAMPLE.certificateId,
   uniqueCode: EXAMPLE.uniqueCode,
@@ -233,6 +251,14 @@ export const REVOKED_EXAMPLE: Static<typeof Certificate> = {
   status: 'Revoked',
   revokedAt: '2026-11-21T14:05:00.000Z',
   revocationReason: 'Issued to the wrong person',
+};
+
+export const REISSUED_EXAMPLE: Static<typeof Certificate> = {
+  ...CERTIFICATE_EXAMPLE,
+  id: '0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c80',
+  uniqueCode: 'QX4M9T2ZRB4D8F7K',
+  recipientEmail: 'zoe.angstrom@example.com',
+  verificationUrl: EXAMPLE.verificationUrl.replace(EXAMPLE.uniqueCode, 'QX4M9T2ZRB4D8F7K'),
 };
 
 // The batch of the request example with one certificate of quota left: a created and a failed item.

@@ -1,5 +1,11 @@
 import type { Db } from '../../platform/db/db.js';
-import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
+import {
+  ConflictError,
+  NotFoundError,
+  QuotaExceededError,
+  ValidationError,
+  type Issue,
+} from '../../platform/errors.js';
 import { addDuration, parseDuration } from '../../platform/duration.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import {
@@ -17,7 +23,13 @@ import { findActiveWithDesign, type TemplateWithDesign } from '../templates/temp
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';
 import { certificateView, verificationUrl, type CertificateView } from './certificate.view.js';
-import { insertIssued, insertPdfs, type NewCertificate } from './certificates.repository.js';
+import {
+  findCertificate,
+  insertIssued,
+  insertPdfs,
+  supersede,
+  type NewCertificate,
+} from './certificates.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
 import { reminderPlan } from './reminders.js';
 
@@ -146,22 +158,28 @@ export function createIssueService(deps: {
 
   // Reserves quota and writes certificates, their signed credentials and their sealed PDFs (the
   // credential attached, signed) in one transaction: no certificate without both proofs. Returns
-  // the created views (input order) and the candidates left without quota.
+  // the created views (input order) and the candidates left without quota. A reissue (`supersedes`:
+  // the certificate it corrects) uses no quota and revokes the old certificate in the same
+  // transaction, or fails with 409 (and leaves nothing) when it is no longer Issued.
   async function commit(
     principal: Principal,
     template: TemplateWithDesign,
     rendered: Rendered[],
     issuedAt: Date,
+    supersedes?: string,
   ) {
     await deps.credentials.prepare(principal.accountId);
     await deps.pdfSigning.prepare(principal.accountId);
     return db.transaction(async (tx) => {
-      const { granted } = await reserve(tx, {
-        accountId: principal.accountId,
-        period: isoDate(periodStart(issuedAt)),
-        wanted: rendered.length,
-        limit: principal.monthlyLimit,
-      });
+      const { granted } =
+        supersedes === undefined
+          ? await reserve(tx, {
+              accountId: principal.accountId,
+              period: isoDate(periodStart(issuedAt)),
+              wanted: rendered.length,
+              limit: principal.monthlyLimit,
+            })
+          : { granted: rendered.length };
       const accepted = rendered.slice(0, granted);
       const remindBeforeDays = template.design.remindBeforeDays ?? [];
       const items: NewCertificate[] = accepted.map((r) => {
@@ -212,6 +230,18 @@ export function createIssueService(deps: {
           tx,
           sealed.map((s, i) => ({ certificateId: items[i]!.id, ...s })),
         );
+      }
+      if (supersedes !== undefined) {
+        const replacement = items[0]!;
+        const old = await supersede(tx, {
+          accountId: principal.accountId,
+          id: supersedes,
+          by: replacement.id,
+          at: issuedAt,
+          reason: `Superseded by ${replacement.uniqueCode}`,
+        });
+        if (!old) throw new ConflictError('Only an Issued certificate can be corrected and reissued');
+        await deps.credentials.revoke(tx, principal.accountId, supersedes);
       }
       return {
         created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),
@@ -279,6 +309,38 @@ export function createIssueService(deps: {
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const { created } = await commit(principal, template, rendered, issuedAt);
       if (created.length === 0) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
+      deps.onIssued?.(1);
+      return created[0]!;
+    },
+
+    // Correct and reissue (decisions 19): a new certificate from the old one's template (its current
+    // version) for the corrected recipient, with its own code, credential and signed PDF; the old one
+    // is revoked "Superseded by <new code>" in the same transaction. No quota is used. The expiry is
+    // the recipient's expiresAt, else the old certificate's, else the template's validity.
+    async reissue(principal: Principal, certificateId: string, input: unknown): Promise<CertificateView> {
+      const old = await findCertificate(db, principal.accountId, certificateId);
+      if (!old) throw new NotFoundError('Certificate');
+      if (old.status !== 'Issued') {
+        throw new ConflictError(`A ${old.status} certificate cannot be corrected and reissued`);
+      }
+      const template = await findActiveWithDesign(db, principal.accountId, old.template_id);
+      if (!template) {
+        throw new ConflictError("The certificate's template is archived: it cannot be reissued from it");
+      }
+      const issuedAt = deps.now();
+      const checked = checkRecipient(input, template.fields, ['recipient'], issuedAt);
+      if (!checked.ok) throw new ValidationError(checked.issues);
+      const inherited =
+        old.expires_at && old.expires_at.getTime() > issuedAt.getTime() ? old.expires_at : null;
+      const c = candidate(
+        0,
+        checked.recipient,
+        issuedAt,
+        inherited ?? validityOf(template)?.(issuedAt) ?? null,
+      );
+      const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
+      if (failures.size > 0) throw new ValidationError(failures.get(0)!);
+      const { created } = await commit(principal, template, rendered, issuedAt, certificateId);
       deps.onIssued?.(1);
       return created[0]!;
     },

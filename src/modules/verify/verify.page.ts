@@ -137,10 +137,14 @@ function banner(view: VerifyView, state: PageState): string {
   if (state === 'revoked') {
     const when = view.revokedAt ? ` on ${time(view.revokedAt)}` : '';
     const reason = view.revocationReason ? escapeHtml(view.revocationReason) : 'The issuer gave no reason.';
+    // A correction (reissue) links the certificate that replaced this one.
+    const replaced = view.supersededBy
+      ? ` <a id="superseded-by" href="${escapeHtml(view.supersededBy)}">See the corrected certificate</a>`
+      : '';
     return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
 <h1>Revoked</h1>
 <p>This certificate was revoked by <bdi>${escapeHtml(view.issuerName)}</bdi>${when}. It is no longer valid.</p></div></header>
-<p class="reason" id="revocation-reason"><strong>Reason</strong><span dir="auto">${reason}</span></p>`;
+<p class="reason" id="revocation-reason"><strong>Reason</strong><span dir="auto">${reason}</span>${replaced}</p>`;
   }
   if (state === 'expired' && view.expiresAt) {
     return `<header class="banner expired" id="verify-state" data-state="expired">${ICON_CROSS}<div>

@@ -22,6 +22,10 @@ export const Verification = Type.Object(
       description:
         'What was earned (e.g. the course), frozen at issue; the template name when the design has no title',
     }),
+    supersededBy: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      description:
+        'For a certificate revoked by a correction (POST /certificates/{id}/reissue): the verification URL of the certificate that replaced it',
+    }),
     templateName: Type.String(),
     issuerName: Type.String(),
     verificationUrl: Type.String({ format: 'uri' }),
@@ -57,6 +61,7 @@ export const VERIFICATION_EXAMPLE: Verification = {
   revokedAt: null,
   revocationReason: null,
   title: 'Safe Lifting',
+  supersededBy: null,
   templateName: 'Course completion',
   issuerName: 'Northwind Academy',
   verificationUrl: EXAMPLE.verificationUrl,

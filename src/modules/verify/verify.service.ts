@@ -52,6 +52,10 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: 
         signed: signedRow,
         pdfSigned: row.pdf_signed,
         credentialSha256: row.credential_sha256,
+        supersededBy:
+          row.superseded_by_code === null
+            ? null
+            : verificationUrl(deps.publicBaseUrl, row.superseded_by_code),
         issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
         credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,
       };

@@ -23,3 +23,6 @@ ALTER TABLE email_sends ADD COLUMN kind text NOT NULL DEFAULT 'certificate'
 ALTER TABLE email_sends ADD COLUMN remind_days integer;
 CREATE UNIQUE INDEX email_sends_reminder_once_idx ON email_sends (certificate_id, remind_days)
   WHERE kind = 'reminder';
+
+-- Correct and reissue: the certificate that replaced a revoked one (its verification page links it).
+ALTER TABLE certificates ADD COLUMN superseded_by uuid REFERENCES certificates(id);
