@@ -9,7 +9,7 @@ import { SendBody } from '../modules/emails/emails.schemas.js';
 import { parseRecipientsCsv, resultsCsv, rowResults } from './csv-batch.js';
 import type { DashboardDeps } from './deps.js';
 import { form, isUuid, pageNumber, pathId } from './params.js';
-import { findUpload, insertUpload } from './uploads.repository.js';
+import { claimUploadEmail, findUpload, insertUpload } from './uploads.repository.js';
 import { certificatePage, certificatesPage, PER_PAGE } from './pages/certificates.page.js';
 import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
 import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
@@ -301,6 +301,10 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
       failed: outcome.failed,
       results: rowResults(rows, outcome),
       expiresAt: new Date(deps.now().getTime() + UPLOAD_KEPT_MS),
+      // A template with emailOnIssue queued them with the issue (each created one has emailCount 1).
+      emailedAt: outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0)
+        ? deps.now()
+        : null,
     });
     // Post/redirect/get: reloading the results never issues the file again.
     return reply.redirect(`/dashboard/certificates/upload/results/${id}`, 303);
@@ -314,8 +318,44 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
 
   app.get('/certificates/upload/results/:id', { preHandler: signIn }, async (request, reply) => {
     const batch = await uploadOf(request);
-    return send(reply, resultsPage({ user: userFrame(request, reply), id: pathId(request), batch }));
+    return send(
+      reply,
+      resultsPage({
+        user: userFrame(request, reply),
+        flash: takeFlash(request),
+        id: pathId(request),
+        batch,
+        emailDelivery: signedIn(request).principal.emailDelivery,
+      }),
+    );
   });
+
+  // "Email all created": the upload's created certificates still Issued, queued at once, once.
+  app.post(
+    '/certificates/upload/results/:id/email',
+    { preHandler: [signIn, app.csrfProtection] },
+    async (request, reply) => {
+      const s = signedIn(request);
+      const id = pathId(request);
+      const batch = await uploadOf(request);
+      const ids = batch.results.flatMap((r) =>
+        r.status === 'created' && r.certificateId ? [r.certificateId] : [],
+      );
+      try {
+        const queued = await emails.sendAll(s.principal, ids, (tx) =>
+          claimUploadEmail(tx, s.user.accountId, id, deps.now()),
+        );
+        setFlash(request, {
+          kind: 'ok',
+          text: `${queued} certificate${queued === 1 ? '' : 's'} queued for email. Each certificate's page shows its send history.`,
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+        setFlash(request, { kind: 'error', text: `Not emailed: ${err.message}` });
+      }
+      return reply.redirect(`/dashboard/certificates/upload/results/${id}`, 303);
+    },
+  );
 
   app.get('/certificates/upload/results/:id/results.csv', { preHandler: signIn }, async (request, reply) => {
     const batch = await uploadOf(request);

@@ -161,6 +161,12 @@ export const Design = Type.Object(
         description: 'An https:// URL where a recipient renews the certificate; linked from the reminders',
       }),
     ),
+    emailOnIssue: Type.Optional(
+      Type.Boolean({
+        description:
+          'Every certificate issued from this template is queued for email to its recipient (the PDF attached) in the same transaction as the issue; default false',
+      }),
+    ),
     page: Type.Object(
       {
         width: Type.Number({ minimum: 72, maximum: 5000 }),

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { readDesignFile } from '../../src/cli/design-file.js';
+import { DEMO_DESIGN } from '../../src/cli/demo.js';
+import type { Design } from '../../src/pdf/design.schema.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { pdfText } from '../pdf/pdf-helpers.js';
 import { CROCKFORD_16, certificateCount, issueOne, recipient, usedInDb } from './support.js';
@@ -150,6 +153,43 @@ describe('POST /api/v1/certificates/:id/reissue', () => {
     const refused = await reissue(readOnly, theirs.id, { recipient: corrected });
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().error.code, 'insufficient_scope');
+  });
+
+  it("keeps the old expiry and only the reminders still ahead; the recipient's expiresAt replaces both", async () => {
+    const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
+    const template = await t.deps.services.templates.create(tenant.accountId, {
+      ...design,
+      name: 'Reminded course',
+      validity: 'P1Y',
+      remindBeforeDays: [30, 7],
+    });
+    const expiresAt = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/certificates',
+      headers: tenant.auth,
+      payload: { templateId: template.id, recipient: { ...recipient(6), expiresAt } },
+    });
+    const old = res.json().data as { id: string };
+    const reminders = async (id: string) =>
+      (
+        await t.deps.db.query<{ reminders: number[] | null; expires_at: Date }>(
+          'SELECT reminders, expires_at FROM certificates WHERE id = $1',
+          [id],
+        )
+      ).rows[0]!;
+    // Issued 10 days before expiry: the 30-day reminder (due at once) and the 7-day one.
+    assert.deepEqual((await reminders(old.id)).reminders, [30, 7]);
+    const kept = (await reissue(tenant, old.id, { recipient: corrected })).json().data;
+    assert.equal(kept.expiresAt, expiresAt);
+    assert.deepEqual((await reminders(kept.id)).reminders, [7]);
+    assert.equal((await reminders(old.id)).reminders, null);
+
+    const later = new Date(Date.now() + 100 * 86_400_000).toISOString();
+    const moved = (await reissue(tenant, kept.id, { recipient: { ...corrected, expiresAt: later } })).json()
+      .data;
+    assert.equal(moved.expiresAt, later);
+    assert.deepEqual((await reminders(moved.id)).reminders, [30, 7]);
   });
 
   it('two concurrent reissues of one certificate: one 201, one 409, one replacement', async () => {

@@ -51,13 +51,20 @@ export const CERT_COLUMNS =
 // holds the quota reservation and then freezes their PDFs: insertPdfs).
 export async function insertIssued(
   tx: Queryable,
-  input: { accountId: string; templateId: string; issuedAt: Date; items: NewCertificate[] },
+  input: {
+    accountId: string;
+    templateId: string;
+    issuedAt: Date;
+    items: NewCertificate[];
+    /** Queued for email in the same transaction (emailOnIssue): they start at emailCount 1. */
+    emailed?: boolean;
+  },
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count)
      SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires,
-            u.reminders::integer[], u.next_reminder
+            u.reminders::integer[], u.next_reminder, $14
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
                    $12::text[], $13::timestamptz[])
          AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder)
@@ -77,6 +84,7 @@ export async function insertIssued(
       // Each as an array literal: a parameter cannot carry an array of arrays of different lengths.
       items.map((i) => (i.reminders?.length ? `{${i.reminders.join(',')}}` : null)),
       items.map((i) => i.nextReminderAt ?? null),
+      input.emailed ? 1 : 0,
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));

@@ -19,6 +19,7 @@ import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
 import type { PdfSigningService } from '../credentials/pdf-signing.service.js';
+import { enqueueIssued } from '../emails/emails.repository.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';
@@ -31,7 +32,7 @@ import {
   type NewCertificate,
 } from './certificates.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
-import { reminderPlan } from './reminders.js';
+import { reminderDueAt, reminderPlan } from './reminders.js';
 
 export type BatchItem =
   | { index: number; status: 'created'; certificate: CertificateView }
@@ -53,6 +54,8 @@ interface Candidate {
   values: RenderValues;
   id: string;
   expiresAt: Date | null;
+  /** A reissue that keeps the old certificate's expiry. */
+  inheritedExpiry?: boolean;
 }
 
 interface Rendered extends Candidate {
@@ -183,7 +186,15 @@ export function createIssueService(deps: {
       const accepted = rendered.slice(0, granted);
       const remindBeforeDays = template.design.remindBeforeDays ?? [];
       const items: NewCertificate[] = accepted.map((r) => {
-        const plan = reminderPlan(r.expiresAt, remindBeforeDays, issuedAt);
+        // A correction that keeps its predecessor's expiry keeps its reminders too: those already due
+        // went to the old certificate, only the ones ahead are left.
+        const plan = reminderPlan(
+          r.expiresAt,
+          supersedes !== undefined && r.inheritedExpiry
+            ? remindBeforeDays.filter((d) => reminderDueAt(r.expiresAt!, d) > issuedAt)
+            : remindBeforeDays,
+          issuedAt,
+        );
         return {
           id: r.id,
           uniqueCode: r.values.uniqueCode,
@@ -196,6 +207,8 @@ export function createIssueService(deps: {
           nextReminderAt: plan.nextAt,
         };
       });
+      // Email on issue, when the plan or contract delivers email at all (a send would be 403).
+      const emailed = template.design.emailOnIssue === true && principal.emailDelivery;
       const rows =
         items.length > 0
           ? await insertIssued(tx, {
@@ -203,8 +216,20 @@ export function createIssueService(deps: {
               templateId: template.id,
               issuedAt,
               items,
+              emailed,
             })
           : [];
+      if (emailed) {
+        await enqueueIssued(tx, {
+          accountId: principal.accountId,
+          now: issuedAt,
+          sends: items.map((item) => ({
+            id: uuidv7(issuedAt.getTime()),
+            certificateId: item.id,
+            email: item.recipientEmail,
+          })),
+        });
+      }
       if (items.length > 0) {
         const account = await findAccount(tx, principal.accountId);
         const credentials = await deps.credentials.issue(tx, {
@@ -338,6 +363,7 @@ export function createIssueService(deps: {
         issuedAt,
         inherited ?? validityOf(template)?.(issuedAt) ?? null,
       );
+      c.inheritedExpiry = checked.recipient.expiresAt === undefined && inherited !== null;
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const { created } = await commit(principal, template, rendered, issuedAt, certificateId);

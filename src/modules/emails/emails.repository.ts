@@ -41,6 +41,56 @@ export async function enqueueSend(
   return rows[0]!;
 }
 
+// The certificate emails of certificates being issued from a template with emailOnIssue, in the
+// issue's transaction: one statement whatever the batch (the certificates were inserted with
+// emailCount 1), and the workers woken when it commits.
+export async function enqueueIssued(
+  tx: Queryable,
+  input: { accountId: string; now: Date; sends: { id: string; certificateId: string; email: string }[] },
+): Promise<void> {
+  if (input.sends.length === 0) return;
+  await tx.query(
+    `WITH s AS (
+       INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
+       SELECT u.id, $1, u.certificate_id, u.email, 'queued', $2, $2
+         FROM unnest($3::uuid[], $4::uuid[], $5::text[]) AS u(id, certificate_id, email)
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM s) AS n, pg_notify('${NOTIFY_CHANNEL}', '')`,
+    [
+      input.accountId,
+      input.now,
+      input.sends.map((s) => s.id),
+      input.sends.map((s) => s.certificateId),
+      input.sends.map((s) => s.email),
+    ],
+  );
+}
+
+// Queues the certificate email of each of these certificates that is Issued (others are skipped),
+// each counted in emailCount, with one statement. Returns how many were queued.
+export async function enqueueMany(
+  tx: Queryable,
+  input: { accountId: string; now: Date; certificateIds: string[]; sendIds: string[] },
+): Promise<number> {
+  if (input.certificateIds.length === 0) return 0;
+  const { rows } = await tx.query<{ n: number }>(
+    `WITH c AS (
+       UPDATE certificates SET email_count = email_count + 1
+        WHERE account_id = $1 AND id = ANY($3::uuid[]) AND status = 'Issued'
+       RETURNING id, recipient_email
+     ), s AS (
+       INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
+       SELECT u.send_id, $1, c.id, c.recipient_email, 'queued', $2, $2
+         FROM c JOIN unnest($3::uuid[], $4::uuid[]) AS u(certificate_id, send_id) ON u.certificate_id = c.id
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM s)::int AS n, pg_notify('${NOTIFY_CHANNEL}', '')`,
+    [input.accountId, input.now, input.certificateIds, input.sendIds],
+  );
+  return rows[0]!.n;
+}
+
 export async function listSends(
   db: Queryable,
   accountId: string,

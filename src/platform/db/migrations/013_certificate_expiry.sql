@@ -26,3 +26,7 @@ CREATE UNIQUE INDEX email_sends_reminder_once_idx ON email_sends (certificate_id
 
 -- Correct and reissue: the certificate that replaced a revoked one (its verification page links it).
 ALTER TABLE certificates ADD COLUMN superseded_by uuid REFERENCES certificates(id);
+
+-- Email on issue, and the dashboard's "Email all created": when an upload's certificates were
+-- queued for email (at issue, or all at once later), so that they are emailed once.
+ALTER TABLE dashboard_uploads ADD COLUMN emailed_at timestamptz;
