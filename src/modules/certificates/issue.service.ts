@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import {
   ConflictError,
   NotFoundError,
@@ -169,11 +169,14 @@ export function createIssueService(deps: {
     template: TemplateWithDesign,
     rendered: Rendered[],
     issuedAt: Date,
-    supersedes?: string,
+    opts: { outer?: Queryable; supersedes?: string } = {},
   ) {
+    const { outer, supersedes } = opts;
     await deps.credentials.prepare(principal.accountId);
     await deps.pdfSigning.prepare(principal.accountId);
-    return db.transaction(async (tx) => {
+    const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) =>
+      outer ? work(outer) : db.transaction(work);
+    return inTransaction(async (tx) => {
       const { granted } =
         supersedes === undefined
           ? await reserve(tx, {
@@ -366,12 +369,21 @@ export function createIssueService(deps: {
       c.inheritedExpiry = checked.recipient.expiresAt === undefined && inherited !== null;
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
-      const { created } = await commit(principal, template, rendered, issuedAt, certificateId);
+      const { created } = await commit(principal, template, rendered, issuedAt, {
+        supersedes: certificateId,
+      });
       deps.onIssued?.(1);
       return created[0]!;
     },
 
-    async issueBatch(principal: Principal, templateId: string, inputs: unknown[]): Promise<BatchOutcome> {
+    // `opts.tx`: issue within the caller's transaction (an import's chunk commits its rows' results
+    // with the certificates).
+    async issueBatch(
+      principal: Principal,
+      templateId: string,
+      inputs: unknown[],
+      opts: { tx?: Queryable } = {},
+    ): Promise<BatchOutcome> {
       const template = await loadTemplate(principal.accountId, templateId);
       const issuedAt = deps.now();
       const results: BatchItem[] = new Array(inputs.length);
@@ -393,7 +405,7 @@ export function createIssueService(deps: {
       for (const [index, issues] of failures) results[index] = validationItem(index, issues);
       const { created, rejected } =
         rendered.length > 0
-          ? await commit(principal, template, rendered, issuedAt)
+          ? await commit(principal, template, rendered, issuedAt, { outer: opts.tx })
           : { created: [], rejected: [] };
       created.forEach((certificate, i) => {
         const index = rendered[i]!.index;
