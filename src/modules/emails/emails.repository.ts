@@ -222,10 +222,13 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
             c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential,
-            claimed.kind, claimed.remind_days, c.expires_at, t.design->>'renewalUrl' AS renewal_url
+            claimed.kind, claimed.remind_days, c.expires_at,
+            -- Read for reminders only: a design carries its images inline, and detoasting it for
+            -- every certificate email would cost megabytes per job.
+            CASE WHEN claimed.kind = 'reminder'
+                 THEN (SELECT t.design->>'renewalUrl' FROM templates t WHERE t.id = c.template_id) END AS renewal_url
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
-       JOIN templates t ON t.id = c.template_id
        JOIN accounts a ON a.id = c.account_id
        JOIN certificate_pdfs p ON p.certificate_id = c.id`,
     [input.limit, input.leaseMs],
