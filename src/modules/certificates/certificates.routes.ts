@@ -112,8 +112,8 @@ export function certificatesRoutes(
         description:
           'Polling pattern: ?status=Issued&page=1&perPage=100, optionally with createdAfter set to the newest createdAt ' +
           'already seen. Search with recipientEmail, templateId and q (name contains, case- and accent-insensitive), ' +
-          'combinable with status, createdAfter and paging. The plain call and the status and templateId filters cost the same however many certificates the account holds: ' +
-          'their total is an exact counter kept in the same transactions as issuing and revoking. With createdAfter, recipientEmail or q the matches are counted, ' +
+          'and filter by expiry with expired=true|false and expiresBefore, all combinable with status, createdAfter and paging. The plain call and the status and templateId filters cost the same however many certificates the account holds: ' +
+          'their total is an exact counter kept in the same transactions as issuing and revoking. With createdAfter, recipientEmail, q, expired or expiresBefore the matches are counted, ' +
           'so the cost grows with their number; pages are read by offset, so deep pages cost more than the first.',
         security,
         querystring: ListQuery,
