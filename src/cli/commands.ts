@@ -5,6 +5,7 @@ import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
 import { CliError, print } from './output.js';
 import { proofCommands } from './proof.commands.js';
+import { importCommand } from './import.command.js';
 import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
 import { previewTemplate } from './preview.js';
 
@@ -291,5 +292,6 @@ export const commands: Command[] = [
       print(ctx.io, ctx.json, { id: demo.account.id, ...demo }, demoLines(demo));
     },
   },
+  importCommand,
   ...proofCommands,
 ];

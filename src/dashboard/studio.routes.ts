@@ -1,10 +1,11 @@
+import { BODY_LIMIT, BODY_LIMIT_TEXT } from '../platform/http/body.js';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { galleryDesign, galleryDesigns } from '../modules/templates/gallery.js';
 import type { SampleInput } from '../modules/templates/design-preview.service.js';
 import { uploadedFont, uploadedImage } from '../modules/templates/uploads.js';
 import { fontNames } from '../pdf/fonts.js';
-import { NotFoundError, ValidationError } from '../platform/errors.js';
+import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
 import { DASHBOARD_CSP } from './html.js';
 import { editorPage } from './pages/editor.page.js';
@@ -224,6 +225,13 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const bytes = file && file.type === 'file' ? await file.toBuffer() : undefined;
     if (!bytes) {
       throw new ValidationError([{ path: ['file'], message: 'choose a file' }], 'Choose a file to upload.');
+    }
+    // The multipart limit is the CSV import's (20 MiB); an image or a font is held to the body limit.
+    if (bytes.length > BODY_LIMIT) {
+      throw new AppError(
+        'payload_too_large',
+        `The upload is too large: an image or font of at most ${BODY_LIMIT_TEXT}.`,
+      );
     }
     const answer = form(request).kind === 'font' ? uploadedFont(bytes) : uploadedImage(bytes);
     return reply.header('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(answer);

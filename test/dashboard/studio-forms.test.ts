@@ -275,8 +275,14 @@ describe('dashboard: design studio forms', () => {
       ],
       [
         'huge.png',
+        Buffer.concat([png(), Buffer.alloc(3 * 1024 * 1024)]),
+        /The upload is too large: an image or font of at most 2 MiB/,
+        413,
+      ],
+      [
+        'enormous.png',
         Buffer.concat([png(), Buffer.alloc(30 * 1024 * 1024)]),
-        /The upload is too large: a file of at most 2 MiB/,
+        /The upload is too large: a file of at most 20 MiB/,
         413,
       ],
       [

@@ -86,7 +86,8 @@ export interface ClaimedChunk {
 }
 
 // The next chunk to issue, locked until the caller's transaction ends (another worker skips it).
-export async function claimChunk(tx: Queryable): Promise<ClaimedChunk | undefined> {
+// `importId`: only that import's chunks (the CLI's own job).
+export async function claimChunk(tx: Queryable, importId?: string): Promise<ClaimedChunk | undefined> {
   const { rows } = await tx.query<{
     import_id: string;
     account_id: string;
@@ -97,9 +98,10 @@ export async function claimChunk(tx: Queryable): Promise<ClaimedChunk | undefine
   }>(
     `SELECT c.import_id, i.account_id, i.template_id, c.n, c.first_row, c.last_row
        FROM import_chunks c JOIN imports i ON i.id = c.import_id
-      WHERE NOT c.done AND i.state IN ('queued', 'running')
+      WHERE NOT c.done AND i.state IN ('queued', 'running') AND ($1::uuid IS NULL OR c.import_id = $1)
       ORDER BY i.created_at, c.import_id, c.n
       LIMIT 1 FOR UPDATE OF c SKIP LOCKED`,
+    [importId ?? null],
   );
   const r = rows[0];
   return (

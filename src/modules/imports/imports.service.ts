@@ -128,12 +128,12 @@ export function createImportsService(deps: {
       return view((await repo.findImport(db, accountId, id))!, deps.now());
     },
 
-    // Claims the next chunk of any import and issues it, all in one transaction; false when there
-    // is nothing to do.
-    async runChunk(): Promise<boolean> {
+    // Claims the next chunk of any import (or of `importId`) and issues it, all in one transaction;
+    // false when there is nothing to do.
+    async runChunk(importId?: string): Promise<boolean> {
       let failure: { importId: string; error: string } | undefined;
       const worked = await db.transaction(async (tx) => {
-        const chunk = await repo.claimChunk(tx);
+        const chunk = await repo.claimChunk(tx, importId);
         if (!chunk) return false;
         const rows = await repo.chunkRows(tx, chunk);
         const principal = await deps.principalOf(chunk.accountId, chunk.importId);
