@@ -170,7 +170,7 @@ function fallbacksFor(texts: TextFonts[], items: RenderValues[]): string[] {
   for (const { bold, literal, refs } of texts) {
     let text = literal;
     for (const ref of refs) {
-      if (ref.source === 'issuedAt') continue; // drawn as an English date
+      if (ref.source === 'issuedAt' || ref.source === 'expiresAt') continue; // drawn as English dates
       for (const item of items) text += `\n${String(shownValue(ref, item))}`;
     }
     for (const id of fallbackFaceIds(text, bold)) ids.add(id);

@@ -24,6 +24,7 @@ main{max-width:40rem;margin:0 auto;padding:1rem}
 .banner{display:flex;align-items:center;gap:.9rem;padding:1.25rem;color:#fff}
 .banner.valid{background:#13793f}
 .banner.revoked{background:#b42318}
+.banner.expired{background:#b54708}
 .banner.unknown{background:#475467}
 .banner svg{flex:none;width:3rem;height:3rem}
 .banner h1{margin:0;font-size:1.6rem;line-height:1.2;font-weight:700}
@@ -119,10 +120,11 @@ ${opts.script ? `<script>${SCRIPT}</script>\n` : ''}</body>
 `;
 }
 
-type PageState = 'valid' | 'revoked' | 'unknown';
+type PageState = 'valid' | 'revoked' | 'expired' | 'unknown';
 
 function stateOf(view: VerifyView): PageState {
   if (view.status === 'Revoked') return 'revoked';
+  if (view.expired && view.expiresAt) return 'expired';
   return view.valid && view.status === 'Issued' ? 'valid' : 'unknown';
 }
 
@@ -135,10 +137,19 @@ function banner(view: VerifyView, state: PageState): string {
   if (state === 'revoked') {
     const when = view.revokedAt ? ` on ${time(view.revokedAt)}` : '';
     const reason = view.revocationReason ? escapeHtml(view.revocationReason) : 'The issuer gave no reason.';
+    // A correction (reissue) links the certificate that replaced this one.
+    const replaced = view.supersededBy
+      ? ` <a id="superseded-by" href="${escapeHtml(view.supersededBy)}">See the corrected certificate</a>`
+      : '';
     return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
 <h1>Revoked</h1>
 <p>This certificate was revoked by <bdi>${escapeHtml(view.issuerName)}</bdi>${when}. It is no longer valid.</p></div></header>
-<p class="reason" id="revocation-reason"><strong>Reason</strong><span dir="auto">${reason}</span></p>`;
+<p class="reason" id="revocation-reason"><strong>Reason</strong><span dir="auto">${reason}</span>${replaced}</p>`;
+  }
+  if (state === 'expired' && view.expiresAt) {
+    return `<header class="banner expired" id="verify-state" data-state="expired">${ICON_CROSS}<div>
+<h1>Expired on ${time(view.expiresAt)}</h1>
+<p>This certificate from <bdi>${escapeHtml(view.issuerName)}</bdi> was valid until then. It is no longer valid.</p></div></header>`;
   }
   return `<header class="banner unknown" id="verify-state" data-state="unknown">${ICON_QUESTION}<div>
 <h1>Not valid</h1>
@@ -154,6 +165,7 @@ function row(label: string, valueHtml: string, id: string, className = '', typed
 const TITLES: Record<PageState, string> = {
   valid: 'Valid certificate',
   revoked: 'Revoked certificate',
+  expired: 'Expired certificate',
   unknown: 'Certificate not valid',
 };
 
@@ -176,6 +188,9 @@ export function renderVerifyPage(view: VerifyView): string {
     row('Certificate', escapeHtml(view.templateName), 'template-name', '', true),
     row('Issued by', escapeHtml(view.issuerName), 'issuer-name', '', true),
     row('Issued on', time(view.issuedAt), 'issued-at'),
+    ...(view.expiresAt
+      ? [row(view.expired ? 'Expired on' : 'Valid until', time(view.expiresAt), 'expires-at')]
+      : []),
     row('Certificate code', escapeHtml(view.uniqueCode), 'unique-code', 'code'),
     row('Digital signature', signature(view), 'signature', 'plain'),
   ].join('\n');

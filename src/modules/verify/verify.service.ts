@@ -20,7 +20,7 @@ export function checkedCode(input: string): string {
 }
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
-export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
+export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
   return {
     // `count` is false for HEAD: only real verifications count.
     // credentialSha256 is for the page's drop zone; the JSON answer's schema leaves it out.
@@ -32,12 +32,16 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
       const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
       const signedRow = row.credential_sha256 !== null;
+      // Expired from its expiry instant on; the status stays Issued.
+      const expired = row.expires_at !== null && row.expires_at.getTime() <= deps.now().getTime();
       return {
-        valid: row.status === 'Issued',
+        valid: row.status === 'Issued' && !expired,
         status: row.status,
         uniqueCode: row.unique_code,
         recipientName: row.recipient_name,
         issuedAt: row.issued_at.toISOString(),
+        expiresAt: row.expires_at?.toISOString() ?? null,
+        expired,
         revokedAt: row.revoked_at?.toISOString() ?? null,
         revocationReason: row.revocation_reason,
         title: row.title,
@@ -48,6 +52,10 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         signed: signedRow,
         pdfSigned: row.pdf_signed,
         credentialSha256: row.credential_sha256,
+        supersededBy:
+          row.superseded_by_code === null
+            ? null
+            : verificationUrl(deps.publicBaseUrl, row.superseded_by_code),
         issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
         credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,
       };
