@@ -18,7 +18,6 @@ import { PDFJS_FILES, STUDIO_JS } from './studio-assets.js';
 // versions, duplicate and archive. Every POST carries the CSRF token; the pages keep the
 // dashboard's CSP, and the editor alone may also fetch its previews from the service ('self').
 
-
 function versionParam(request: FastifyRequest): number {
   const { version } = request.params as { version: string };
   if (!/^[1-9]\d{0,8}$/.test(version)) throw new NotFoundError('Page');
