@@ -12,6 +12,7 @@ const benches: [string, ...string[]][] = [
   ['credential.bench.js'],
   ['signed-cpu.bench.js'],
   ['issue.bench.js'],
+  ['import.bench.js'],
   ['email.bench.js'],
   ['studio.bench.js'],
   ['verify.bench.js', '5'],

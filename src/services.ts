@@ -89,12 +89,14 @@ export function createServices(deps: ServiceDeps) {
     onIssued: (count) => metrics.certificatesIssued.inc(count),
   });
   const accounts = createAccountsService(deps);
+  const emails = createEmailsService(deps);
   // This process's import workers, woken when it creates an import.
   const importWorkers = new Set<ImportWorker>();
   const imports = createImportsService({
     db: deps.db,
     issue,
     principalOf: (accountId, importId) => accounts.actingPrincipal(accountId, `import:${importId}`),
+    emails,
     publicBaseUrl,
     now: deps.now,
     onCreated: () => importWorkers.forEach((w) => w.wake()),
@@ -114,7 +116,7 @@ export function createServices(deps: ServiceDeps) {
     imports,
     verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
     users: createUsersService(deps),
-    emails: createEmailsService(deps),
+    emails,
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {
       getRenderer();

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../platform/errors.js';
 import { zipStream } from '../platform/zip.js';
 import type { DashboardDeps } from './deps.js';
 import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
@@ -39,6 +40,7 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
         imp,
         templateName: template?.name,
         csrf: reply.generateCsrf(),
+        emailDelivery: signedIn(request).principal.emailDelivery,
       }),
     );
   });
@@ -59,6 +61,22 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
           : `The import had already ended (${imp.state}).`,
     });
     return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
+  });
+
+  app.post('/imports/:id/email', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+    const s = signedIn(request);
+    const id = pathId(request);
+    try {
+      const queued = await imports.emailAll(s.principal, id);
+      setFlash(request, {
+        kind: 'ok',
+        text: `${queued.toLocaleString('en-US')} certificate${queued === 1 ? '' : 's'} queued for email. Each certificate's page shows its send history.`,
+      });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+      setFlash(request, { kind: 'error', text: `Not emailed: ${err.message}` });
+    }
+    return reply.redirect(`/dashboard/imports/${id}`, 303);
   });
 
   app.get('/imports/:id/results.csv', { preHandler: signIn }, async (request, reply) => {

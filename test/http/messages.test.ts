@@ -86,7 +86,7 @@ describe('422 messages in plain words', () => {
       [
         { name: 'Ada', email: 'ada@example.com', colour: 'red' },
         ['recipient', 'colour'],
-        /is not a known field \(known: name, email, data\)/,
+        /is not a known field \(known: name, email, data, expiresAt\)/,
       ],
     ];
     for (const [recipient, path, message] of cases) {

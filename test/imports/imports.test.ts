@@ -108,6 +108,23 @@ describe('large imports', () => {
       lines[1]!,
       /^2,Learner 0,l0@example.com,created,[0-9a-f-]{36},[0-9A-Z]{16},http:\/\/certs\.test\/verify\//,
     );
+    // Email all created: once, every created certificate queued.
+    assert.match(page.body, /id="email-all"/);
+    const emailed = await client.post(`/dashboard/imports/${id}/email`, {});
+    assert.equal(emailed.statusCode, 303);
+    const after = await client.get(`/dashboard/imports/${id}`);
+    assert.match(after.body, /1,200 certificates queued for email/);
+    assert.match(after.body, /id="emailed"/);
+    const sends = await t.deps.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM email_sends s JOIN certificates c ON c.id = s.certificate_id WHERE c.account_id = $1`,
+      [tenant.accountId],
+    );
+    assert.equal(sends.rows[0]!.n, 1200);
+    await client.post(`/dashboard/imports/${id}/email`, {});
+    assert.match(
+      (await client.get(`/dashboard/imports/${id}`)).body,
+      /Not emailed: These certificates were emailed already/,
+    );
     const list = await client.get('/dashboard/imports');
     assert.ok(list.body.includes(`/dashboard/imports/${id}`));
     const stranger = (await signedIn()).client;

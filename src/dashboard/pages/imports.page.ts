@@ -76,6 +76,7 @@ export function importPage(opts: {
   imp: ImportView;
   templateName: string | undefined;
   csrf: string;
+  emailDelivery: boolean;
 }): string {
   const i = opts.imp;
   const final = FINAL.has(i.state);

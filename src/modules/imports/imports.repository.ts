@@ -14,6 +14,7 @@ export interface ImportRow {
   created: number;
   failed: number;
   error: string | null;
+  emailed_at: Date | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -136,7 +137,13 @@ export async function chunkRows(
 
 // A chunk's row results, its `done` and the import's counters and state, in the chunk's transaction.
 // The import's row is updated last: its lock is then held only until the commit.
-export async function finishChunk(tx: Queryable, chunk: ClaimedChunk, results: RowResult[]): Promise<void> {
+// `emailed`: the chunk's certificates were queued for email with the issue (emailOnIssue).
+export async function finishChunk(
+  tx: Queryable,
+  chunk: ClaimedChunk,
+  results: RowResult[],
+  emailed: boolean,
+): Promise<void> {
   await tx.query(
     `UPDATE import_rows r SET status = u.status, certificate_id = u.certificate_id, unique_code = u.code, reason = u.reason
        FROM unnest($2::int[], $3::text[], $4::uuid[], $5::text[], $6::text[]) AS u(row_no, status, certificate_id, code, reason)
@@ -158,12 +165,28 @@ export async function finishChunk(tx: Queryable, chunk: ClaimedChunk, results: R
   await tx.query(
     `UPDATE imports SET done_rows = done_rows + $2, created = created + $3, failed = failed + $4,
             started_at = coalesce(started_at, now()),
+            emailed_at = CASE WHEN $5 THEN coalesce(emailed_at, now()) ELSE emailed_at END,
             state = CASE WHEN state = 'cancelled' THEN state
                          WHEN done_rows + $2 >= rows THEN 'done' ELSE 'running' END,
             finished_at = CASE WHEN state <> 'cancelled' AND done_rows + $2 >= rows THEN now() ELSE finished_at END
       WHERE id = $1`,
-    [chunk.importId, results.length, created, results.length - created],
+    [chunk.importId, results.length, created, results.length - created, emailed],
   );
+}
+
+// "Email all created", once, and only for an import that has ended.
+export async function claimImportEmail(
+  tx: Queryable,
+  accountId: string,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE imports SET emailed_at = $3
+      WHERE id = $1 AND account_id = $2 AND emailed_at IS NULL AND state IN ('done', 'cancelled', 'failed')`,
+    [id, accountId, now],
+  );
+  return rowCount === 1;
 }
 
 // An import that cannot go on (its template is gone): failed, with the reason.

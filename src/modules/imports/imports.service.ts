@@ -5,6 +5,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
 import type { BatchItem, IssueService } from '../certificates/issue.service.js';
+import type { EmailsService } from '../emails/emails.service.js';
 import * as repo from './imports.repository.js';
 import { issueText, spreadsheetCell, type CsvRow } from './recipients-csv.js';
 
@@ -26,6 +27,8 @@ export interface ImportView {
   created: number;
   failed: number;
   error: string | null;
+  /** When the created certificates were queued for email; null when not. */
+  emailedAt: string | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -50,6 +53,7 @@ function view(row: repo.ImportRow, now: Date): ImportView {
     created: row.created,
     failed: row.failed,
     error: row.error,
+    emailedAt: row.emailed_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     finishedAt: row.finished_at?.toISOString() ?? null,
@@ -79,6 +83,7 @@ export function createImportsService(deps: {
   issue: IssueService;
   /** The account acting (for the quota and plan), as the dashboard builds it. */
   principalOf: (accountId: string, importId: string) => Promise<Principal>;
+  emails: Pick<EmailsService, 'sendAll'>;
   publicBaseUrl: string;
   now: () => Date;
   /** Told when a job is created, so this process's worker starts at once. */
@@ -165,7 +170,8 @@ export function createImportsService(deps: {
               }
             : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
         );
-        await repo.finishChunk(tx, chunk, results);
+        const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
+        await repo.finishChunk(tx, chunk, results, emailed);
         return true;
       });
       if (failure) await repo.failImport(db, failure.importId, failure.error);
@@ -197,6 +203,14 @@ export function createImportsService(deps: {
           ),
         );
       }
+    },
+
+    // "Email all created": the import's created certificates queued for email, once, after it ended.
+    async emailAll(principal: Principal, id: string): Promise<number> {
+      const ids = await this.createdIds(principal.accountId, id);
+      return deps.emails.sendAll(principal, ids, (tx) =>
+        repo.claimImportEmail(tx, principal.accountId, id, deps.now()),
+      );
     },
 
     async createdIds(accountId: string, id: string): Promise<string[]> {

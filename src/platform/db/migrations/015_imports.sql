@@ -15,6 +15,9 @@ CREATE TABLE imports (
   created      integer NOT NULL DEFAULT 0,
   failed       integer NOT NULL DEFAULT 0,
   error        text,
+  -- When the created certificates were queued for email ("Email all created", or the template's
+  -- emailOnIssue at issue): at most once.
+  emailed_at   timestamptz,
   created_at   timestamptz NOT NULL DEFAULT now(),
   started_at   timestamptz,
   finished_at  timestamptz
