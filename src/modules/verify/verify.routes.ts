@@ -12,6 +12,7 @@ import {
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import { nameFontFile } from './name-fonts.js';
+import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor } from './front-door.page.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
@@ -114,6 +115,50 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         }
         throw err;
       }
+    },
+  );
+
+  // The front door: people who arrive without a link get the dashboard, the API reference and a
+  // code box (decisions section 19). Pages, not API: hidden from the description.
+  api.get(
+    '/',
+    {
+      schema: {
+        hide: true,
+        operationId: 'frontDoorPage',
+        summary: 'Front door (HTML): dashboard, API reference, verify a certificate',
+        response: { 200: nonJson('text/html', page('Certificates'), 'HTML page') },
+      },
+    },
+    async (_request, reply) =>
+      reply.type('text/html; charset=utf-8').headers(FRONT_DOOR_HEADERS).send(renderFrontDoor()),
+  );
+
+  // The code box's target: /verify/?code=... redirects to the verification page of that code (303,
+  // relative, so it works under a base path); without a code, or with text that cannot be one, the
+  // box again. No lookup happens here, so no limiter either: the page it leads to has its own.
+  api.get(
+    '/verify/',
+    {
+      schema: {
+        hide: true,
+        operationId: 'verifyCodeBoxPage',
+        summary: 'Verify a certificate by typing its code (HTML)',
+        response: {
+          200: nonJson('text/html', page('Verify a certificate'), 'HTML page: the code box'),
+          303: { description: 'Redirect to /verify/<code>', type: 'null' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const typed = (request.query as Record<string, unknown>).code;
+      const input = typeof typed === 'string' ? typed.slice(0, 300) : '';
+      const code = input.trim() ? codeFromInput(input) : undefined;
+      if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
+      return reply
+        .type('text/html; charset=utf-8')
+        .headers(FRONT_DOOR_HEADERS)
+        .send(renderCodeBoxPage(input.trim()));
     },
   );
 
