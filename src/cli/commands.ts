@@ -4,6 +4,7 @@ import { date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
 import { CliError, print } from './output.js';
+import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
 import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
 import { previewTemplate } from './preview.js';
@@ -292,4 +293,5 @@ export const commands: Command[] = [
     },
   },
   ...proofCommands,
+  ...accountSettingsCommands,
 ];

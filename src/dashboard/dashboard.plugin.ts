@@ -15,6 +15,7 @@ import { keysRoutes } from './keys.routes.js';
 import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
+import { settingsRoutes } from './settings.routes.js';
 import { templatesPages } from './templates.routes.js';
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
@@ -153,4 +154,5 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   keysRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
+  settingsRoutes(app, deps);
 }

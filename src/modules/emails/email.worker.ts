@@ -137,6 +137,9 @@ export function startEmailWorker(deps: {
         credentialUrl: job.has_credential
           ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
           : undefined,
+        issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
+        expiresAt: (job as { expires_at?: Date | null }).expires_at?.toISOString() ?? null,
+        linkedinOrganizationId: job.linkedin_organization_id,
         pdf: job.pdf,
       });
     } catch (err) {

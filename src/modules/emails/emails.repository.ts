@@ -66,6 +66,8 @@ export interface Job {
   has_credential: boolean;
   title: string;
   issuer_name: string;
+  issued_at: Date;
+  linkedin_organization_id: string | null;
   pdf: Buffer;
 }
 
@@ -87,6 +89,7 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
             c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
+            c.issued_at, a.linkedin_organization_id,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id

@@ -6,6 +6,7 @@
 import { escapeHtml } from '../../platform/html.js';
 import { certificateFileName } from '../certificates/certificate.view.js';
 import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
+import { linkedInAddToProfileUrl } from '../verify/share-links.js';
 
 export interface MailAddress {
   name: string;
@@ -44,6 +45,12 @@ export interface CertificateMessageInput {
   uniqueCode: string;
   /** Where the signed Open Badges credential is served, when the certificate has one. */
   credentialUrl?: string;
+  /** Issue time (ISO 8601); with it the email offers "Add to LinkedIn profile". */
+  issuedAt?: string;
+  /** Expiry (ISO 8601), for certificates that have one. */
+  expiresAt?: string | null;
+  /** The issuing account's LinkedIn organisation id, when it set one. */
+  linkedinOrganizationId?: string | null;
   pdf: Buffer;
 }
 
@@ -116,6 +123,18 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   const url = checkedUrl(input.verificationUrl);
   const credential = input.credentialUrl === undefined ? undefined : checkedUrl(input.credentialUrl);
   const from = parseMailAddress(input.from, 'sender');
+  const linkedIn =
+    input.issuedAt === undefined
+      ? undefined
+      : linkedInAddToProfileUrl({
+          name: title,
+          organizationName: issuer,
+          organizationId: input.linkedinOrganizationId,
+          issuedAt: input.issuedAt,
+          expiresAt: input.expiresAt,
+          certUrl: url,
+          certId: sanitizeHeaderText(input.uniqueCode),
+        });
   const to: MailAddress = { name: recipient, address: checkedAddress(input.to, 'recipient') };
 
   const text = [
@@ -129,6 +148,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
     '',
     `Certificate code: ${sanitizeHeaderText(input.uniqueCode)}`,
     '',
+    ...(linkedIn ? ['Add it to your LinkedIn profile:', linkedIn, ''] : []),
     ...(credential
       ? [
           'It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet',
@@ -153,7 +173,7 @@ ${nameFontFaces(new URL('fonts/', url).href)}
 <p>The certificate is attached to this email as a PDF. Anyone can check that it is genuine at:<br>
 <a href="${e(url)}">${e(url)}</a></p>
 <p>Certificate code: ${e(sanitizeHeaderText(input.uniqueCode))}</p>
-${credential ? `<p>It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet or add to a profile, and that anyone can check without this site: <a href="${e(credential)}">download the credential</a>.</p>\n` : ''}</body></html>
+${linkedIn ? `<p><a href="${e(linkedIn)}">Add to LinkedIn profile</a></p>\n` : ''}${credential ? `<p>It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet or add to a profile, and that anyone can check without this site: <a href="${e(credential)}">download the credential</a>.</p>\n` : ''}</body></html>
 `;
 
   return {

@@ -11,6 +11,37 @@
 // connect-src either). WebCrypto only exists in secure contexts (https or localhost); a page opened
 // over plain http on another host falls back to the small SHA-256 below.
 export function verifyPageClient(): void {
+  // "Copy link": the clipboard API where the page may use it (secure contexts), else the selected
+  // text of the link box with the old copy command; the box stays there to copy by hand.
+  const copy = document.getElementById('copy-link');
+  const shareUrl = document.getElementById('share-url') as HTMLInputElement | null;
+  const copyStatus = document.getElementById('copy-status');
+  if (copy && shareUrl && copyStatus) {
+    copy.hidden = false;
+    copy.addEventListener('click', () => {
+      const said = (ok: boolean) => {
+        copyStatus.textContent = copy.getAttribute(ok ? 'data-copied' : 'data-copy-failed') || '';
+        copyStatus.setAttribute('data-copied', String(ok));
+      };
+      const byHand = () => {
+        shareUrl.focus();
+        shareUrl.select();
+        let ok = false;
+        try {
+          ok = document.execCommand('copy');
+        } catch {
+          ok = false;
+        }
+        said(ok);
+      };
+      if (navigator.clipboard && typeof navigator.clipboard.writeText === 'function') {
+        navigator.clipboard.writeText(shareUrl.value).then(() => said(true), byHand);
+      } else {
+        byHand();
+      }
+    });
+  }
+
   const section = document.getElementById('pdf-check');
   const input = document.getElementById('pdf-file') as HTMLInputElement | null;
   const zone = document.getElementById('pdf-drop');

@@ -4,6 +4,7 @@ import { verifyPageClient } from './verify-page.client.js';
 import type { Verification } from './verify.schemas.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import { FONT_STACK, nameFontFaces } from './name-fonts.js';
+import { linkedInAddToProfileUrl } from './share-links.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
 // self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
@@ -11,8 +12,13 @@ import { FONT_STACK, nameFontFaces } from './name-fonts.js';
 // reader's device has no font for. Every value shown comes through escapeHtml(), and every value
 // that may be written right to left is isolated with dir="auto" (<bdi> inside sentences).
 
-// The page shows exactly what the JSON verification answers.
-export type VerifyView = Verification & { credentialSha256?: string | null };
+// The page shows exactly what the JSON verification answers, and uses the account's page settings.
+// `expiresAt` is read when the verification carries it (certificates that expire).
+export type VerifyView = Verification & {
+  credentialSha256?: string | null;
+  linkedinOrganizationId?: string | null;
+  expiresAt?: string | null;
+};
 
 const STYLE = `
 ${nameFontFaces('fonts/')}
@@ -56,6 +62,15 @@ section.check p{margin:0 0 .8rem;color:#475467}
 .result[data-result=mismatch],.result[data-result=error]{background:#fef3f2;border-color:#fda29b;color:#912018}
 .check .hash{margin:1rem 0 0;font-size:.8rem;color:#667085}
 .hash code{display:block;font-size:.78rem;overflow-wrap:anywhere;word-break:break-all}
+section.share{padding:1.25rem}
+section.share h2{margin:0 0 .6rem;font-size:1.2rem}
+.share-actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center}
+.share-actions input{flex:1 1 14rem;min-width:0;padding:.55rem .7rem;border:1px solid #d0d5dd;border-radius:8px;font:.92rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#344054;background:#f9fafb}
+.btn{display:inline-block;padding:.55rem 1rem;border:1px solid #1f5fbf;border-radius:8px;background:#fff;color:#1f5fbf;font:600 .95rem/1.3 inherit;text-decoration:none;cursor:pointer}
+.btn.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
+.btn:focus{outline:3px solid #84adff;outline-offset:2px}
+.share-actions [role=status]{flex-basis:100%;font-size:.9rem;color:#05603a}
+.share-actions [role=status][data-copied=false]{color:#912018}
 footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#667085;text-align:center;overflow-wrap:anywhere}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
 `;
@@ -99,7 +114,27 @@ const ICON_QUESTION =
   '<path d="M18 18a6 6 0 1 1 8.5 5.5c-1.8.8-2.5 2-2.5 4v1.5" fill="none" stroke="#475467" stroke-width="4.5" stroke-linecap="round"/>' +
   '<circle cx="24" cy="35" r="2.8" fill="#475467"/></svg>';
 
-function layout(opts: { title: string; body: string; script: boolean }): string {
+// Open Graph and Twitter card tags: a shared link previews with the certificate's title and words.
+function shareMeta(meta: { title: string; description: string; url: string }): string {
+  const title = escapeHtml(meta.title);
+  const description = escapeHtml(meta.description);
+  return `<meta name="description" content="${description}">
+<meta property="og:type" content="website">
+<meta property="og:title" content="${title}">
+<meta property="og:description" content="${description}">
+<meta property="og:url" content="${escapeHtml(meta.url)}">
+<meta name="twitter:card" content="summary">
+<meta name="twitter:title" content="${title}">
+<meta name="twitter:description" content="${description}">
+`;
+}
+
+function layout(opts: {
+  title: string;
+  body: string;
+  script: boolean;
+  meta?: { title: string; description: string; url: string };
+}): string {
   return `<!doctype html>
 <html lang="en" dir="ltr">
 <head>
@@ -108,7 +143,7 @@ function layout(opts: { title: string; body: string; script: boolean }): string 
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(opts.title)}</title>
-<style>${STYLE}</style>
+${opts.meta ? shareMeta(opts.meta) : ''}<style>${STYLE}</style>
 </head>
 <body>
 <main>
@@ -168,6 +203,45 @@ function signature(view: VerifyView): string {
   return `Signed by <bdi>${escapeHtml(view.issuerName)}</bdi> as an Open Badges 3.0 credential that any standard verifier can check, with or without this site.${pdf} <span class="did">Issuer: <code>${escapeHtml(view.issuerDid)}</code></span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">Download the signed credential</a>`;
 }
 
+// "Add to LinkedIn profile" (for a valid certificate) and "Copy link". The copy button appears
+// once the page's script runs; without it, the link box is there to copy by hand.
+function share(view: VerifyView, state: PageState): string {
+  const linkedIn =
+    state === 'valid'
+      ? `<a class="btn primary" id="linkedin-link" href="${escapeHtml(
+          linkedInAddToProfileUrl({
+            name: view.title,
+            organizationName: view.issuerName,
+            organizationId: view.linkedinOrganizationId,
+            issuedAt: view.issuedAt,
+            expiresAt: view.expiresAt,
+            certUrl: view.verificationUrl,
+            certId: view.uniqueCode,
+          }),
+        )}" target="_blank" rel="noopener noreferrer">Add to LinkedIn profile</a>\n`
+      : '';
+  return `<section class="card share" id="share" aria-labelledby="share-title">
+<h2 id="share-title">Share this certificate</h2>
+<div class="share-actions">
+${linkedIn}<input id="share-url" type="url" readonly value="${escapeHtml(view.verificationUrl)}" aria-label="Link to this page">
+<button class="btn" type="button" id="copy-link" data-copied="Link copied." data-copy-failed="Select the link and copy it." hidden>Copy link</button>
+<span id="copy-status" role="status"></span>
+</div>
+</section>`;
+}
+
+// The words of a link preview: who earned what, from whom, and whether it holds.
+function previewOf(view: VerifyView, state: PageState): { title: string; description: string; url: string } {
+  const what = `${view.recipientName}: ${view.title}`;
+  const description =
+    state === 'valid'
+      ? `Certificate issued by ${view.issuerName} on ${formatDateUtc(view.issuedAt)} to ${view.recipientName}. Verified: valid.`
+      : state === 'revoked'
+        ? `Certificate issued by ${view.issuerName} to ${view.recipientName}. Revoked: no longer valid.`
+        : `Certificate issued by ${view.issuerName} to ${view.recipientName}. Not currently valid.`;
+  return { title: what, description, url: view.verificationUrl };
+}
+
 export function renderVerifyPage(view: VerifyView): string {
   const state = stateOf(view);
   const details = [
@@ -185,6 +259,7 @@ ${banner(view, state)}
 ${details}
 </dl>
 </article>
+${share(view, state)}
 <section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-credential-sha256="${escapeHtml(view.credentialSha256 ?? '')}" data-revoked="${state === 'revoked'}">
 <h2 id="pdf-check-title">Check a PDF</h2>
 <p>Have a copy of this certificate, or of its signed credential? Check that it is the original file. The file is checked on your device and never leaves your browser.</p>
@@ -200,7 +275,12 @@ ${details}
 <p class="hash">SHA-256 fingerprint of the original PDF:<code id="pdf-sha256">${escapeHtml(view.pdfSha256)}</code></p>
 </section>
 <footer>Verification page for certificate <span class="code">${escapeHtml(view.uniqueCode)}</span></footer>`;
-  return layout({ title: `${TITLES[state]} \u00b7 ${view.uniqueCode}`, body, script: true });
+  return layout({
+    title: `${TITLES[state]} \u00b7 ${view.uniqueCode}`,
+    body,
+    script: true,
+    meta: previewOf(view, state),
+  });
 }
 
 export function renderNotFoundPage(code: string): string {

@@ -14,6 +14,7 @@ export interface VerificationRow {
   account_id: string;
   credential_sha256: string | null;
   pdf_signed: boolean;
+  linkedin_organization_id: string | null;
 }
 
 // The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
@@ -36,6 +37,7 @@ export async function findForVerification(
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
                 t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
+                a.linkedin_organization_id,
                 (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256`,
     values: [code, count],
   });

@@ -19,15 +19,18 @@ export function checkedCode(input: string): string {
   return input.toUpperCase();
 }
 
+export interface PageExtras {
+  credentialSha256: string | null;
+  linkedinOrganizationId: string | null;
+}
+
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
 export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
   return {
     // `count` is false for HEAD: only real verifications count.
-    // credentialSha256 is for the page's drop zone; the JSON answer's schema leaves it out.
-    async verify(
-      input: string,
-      opts: { count?: boolean } = {},
-    ): Promise<Verification & { credentialSha256: string | null }> {
+    // credentialSha256 (the page's drop zone) and the account's page settings are for the page;
+    // the JSON answer's schema leaves them out.
+    async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification & PageExtras> {
       const code = checkedCode(input);
       const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
@@ -48,6 +51,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         signed: signedRow,
         pdfSigned: row.pdf_signed,
         credentialSha256: row.credential_sha256,
+        linkedinOrganizationId: row.linkedin_organization_id,
         issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
         credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,
       };

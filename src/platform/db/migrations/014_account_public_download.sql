@@ -1,0 +1,5 @@
+-- Account settings of a certificate's life after issue (issue 19, decisions section 19).
+-- The account's LinkedIn organisation (its numeric company page id): "Add to LinkedIn profile"
+-- links then name the organisation by id, so the certification shows its logo; NULL: by name.
+ALTER TABLE accounts ADD COLUMN linkedin_organization_id text
+  CHECK (linkedin_organization_id ~ '^[0-9]{1,19}$');
