@@ -28,8 +28,10 @@ export function settingsRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const { accountId } = signedIn(request).user;
     const fields = form(request);
     const linkedinOrganizationId = fields.linkedinOrganizationId ?? '';
+    // The form always carries the checkbox: absent means unchecked.
+    const publicDownload = fields.publicDownload === 'on';
     try {
-      await accounts.updateSettings(accountId, { linkedinOrganizationId });
+      await accounts.updateSettings(accountId, { linkedinOrganizationId, publicDownload });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       const account = await accounts.get(accountId);
@@ -37,7 +39,7 @@ export function settingsRoutes(app: FastifyInstance, deps: DashboardDeps) {
         user: userFrame(request, reply),
         flash: { kind: 'error', text: `Not saved: ${err.message}.` },
         settings: account.settings,
-        typed: { linkedinOrganizationId },
+        typed: { linkedinOrganizationId, publicDownload },
       });
       return send(reply, page, 422);
     }

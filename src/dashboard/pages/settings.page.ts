@@ -1,5 +1,5 @@
 import type { AccountSettings } from '../../modules/accounts/accounts.service.js';
-import { csrfField, html, notice, page, type Flash } from '../html.js';
+import { csrfField, html, notice, page, safe, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 
 // Settings > Sharing: what the public verification page and the certificate email offer.
@@ -8,9 +8,10 @@ export function sharingSettingsPage(opts: {
   flash?: Flash;
   settings: AccountSettings;
   /** What was typed, shown again after a refusal. */
-  typed?: { linkedinOrganizationId?: string };
+  typed?: { linkedinOrganizationId?: string; publicDownload?: boolean };
 }): string {
   const linkedin = opts.typed?.linkedinOrganizationId ?? opts.settings.linkedinOrganizationId ?? '';
+  const publicDownload = opts.typed?.publicDownload ?? opts.settings.publicDownload;
   return page({
     title: 'Settings: sharing',
     user: opts.user,
@@ -37,6 +38,23 @@ export function sharingSettingsPage(opts: {
           The number in your page's admin address, linkedin.com/company/<strong>1337</strong>/admin. Leave it
           empty to use the account name.
         </p>
+        <h2>Download from the verification page</h2>
+        <label class="check"
+          ><input
+            type="checkbox"
+            id="public-download"
+            name="publicDownload"
+            value="on"
+            ${publicDownload ? safe('checked') : ''}
+          />
+          <span
+            >Offer "Download PDF" on the public verification page
+            <span class="hint"
+              >Anyone with the certificate's link or code can then download its PDF (each download is
+              counted). Revoked certificates are never offered.</span
+            ></span
+          ></label
+        >
         <div class="actions"><button type="submit">Save</button></div>
       </form>`,
   });

@@ -8,9 +8,10 @@ export interface AccountRow {
   monthly_limit: number | null;
   created_at: Date;
   linkedin_organization_id: string | null;
+  public_download: boolean;
 }
 
-const COLUMNS = 'id, name, plan, monthly_limit, created_at, linkedin_organization_id';
+const COLUMNS = 'id, name, plan, monthly_limit, created_at, linkedin_organization_id, public_download';
 
 // The configured catalog is the truth: rows are upserted at start.
 export async function upsertPlans(db: Queryable, plans: PlanDefinition[]): Promise<void> {
@@ -51,12 +52,18 @@ export async function updatePlan(db: Queryable, id: string, plan: string): Promi
 export async function updateSettings(
   db: Queryable,
   id: string,
-  settings: { linkedinOrganizationId?: string | null },
+  settings: { linkedinOrganizationId?: string | null; publicDownload?: boolean },
 ): Promise<AccountRow | undefined> {
   const { rows } = await db.query<AccountRow>(
-    `UPDATE accounts SET linkedin_organization_id = CASE WHEN $2 THEN $3 ELSE linkedin_organization_id END
+    `UPDATE accounts SET linkedin_organization_id = CASE WHEN $2 THEN $3 ELSE linkedin_organization_id END,
+            public_download = COALESCE($4, public_download)
       WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, settings.linkedinOrganizationId !== undefined, settings.linkedinOrganizationId ?? null],
+    [
+      id,
+      settings.linkedinOrganizationId !== undefined,
+      settings.linkedinOrganizationId ?? null,
+      settings.publicDownload ?? null,
+    ],
   );
   return rows[0];
 }
@@ -124,7 +131,7 @@ export async function accountOverview(
   input: { id: string; now: Date; period: string },
 ): Promise<AccountOverviewRow | undefined> {
   const { rows } = await db.query<AccountOverviewRow>(
-    `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id,
+    `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id, a.public_download,
             p.api_access, p.email_delivery AS plan_email_delivery,
             COALESCE(a.monthly_limit, p.monthly_limit) AS effective_limit,
             c.id AS contract_id, c.starts_at AS contract_starts_at, c.ends_at AS contract_ends_at,

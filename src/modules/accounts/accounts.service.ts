@@ -20,6 +20,8 @@ export interface AccountView {
 export interface AccountSettings {
   /** LinkedIn organisation id (digits) that "Add to LinkedIn profile" links name; null: by name. */
   linkedinOrganizationId: string | null;
+  /** Whether the public verification page offers the PDF for download. */
+  publicDownload: boolean;
 }
 
 export interface AccountOverview extends AccountView {
@@ -63,7 +65,7 @@ function view(row: repo.AccountRow): AccountView {
     plan: row.plan,
     monthlyLimit: row.monthly_limit,
     createdAt: row.created_at.toISOString(),
-    settings: { linkedinOrganizationId: row.linkedin_organization_id },
+    settings: { linkedinOrganizationId: row.linkedin_organization_id, publicDownload: row.public_download },
   };
 }
 
@@ -143,9 +145,10 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
 
     async updateSettings(
       id: string,
-      input: { linkedinOrganizationId?: string | null },
+      input: { linkedinOrganizationId?: string | null; publicDownload?: boolean },
     ): Promise<AccountView> {
       const row = await repo.updateSettings(db, id, {
+        publicDownload: input.publicDownload,
         linkedinOrganizationId:
           input.linkedinOrganizationId === undefined
             ? undefined

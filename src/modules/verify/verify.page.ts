@@ -5,6 +5,7 @@ import type { Verification } from './verify.schemas.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import { FONT_STACK, nameFontFaces } from './name-fonts.js';
 import { linkedInAddToProfileUrl } from './share-links.js';
+import { certificateFileName } from '../certificates/certificate.view.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
 // self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
@@ -17,6 +18,7 @@ import { linkedInAddToProfileUrl } from './share-links.js';
 export type VerifyView = Verification & {
   credentialSha256?: string | null;
   linkedinOrganizationId?: string | null;
+  publicDownload?: boolean;
   expiresAt?: string | null;
 };
 
@@ -220,10 +222,15 @@ function share(view: VerifyView, state: PageState): string {
           }),
         )}" target="_blank" rel="noopener noreferrer">Add to LinkedIn profile</a>\n`
       : '';
+  // Relative: /verify/<code> -> /verify/<code>/pdf, also under a base path.
+  const download =
+    view.publicDownload && view.status === 'Issued'
+      ? `<a class="btn" id="download-pdf" href="${escapeHtml(view.uniqueCode)}/pdf" download="${escapeHtml(certificateFileName(view.uniqueCode))}">Download PDF</a>\n`
+      : '';
   return `<section class="card share" id="share" aria-labelledby="share-title">
-<h2 id="share-title">Share this certificate</h2>
+<h2 id="share-title">Keep and share</h2>
 <div class="share-actions">
-${linkedIn}<input id="share-url" type="url" readonly value="${escapeHtml(view.verificationUrl)}" aria-label="Link to this page">
+${linkedIn}${download}<input id="share-url" type="url" readonly value="${escapeHtml(view.verificationUrl)}" aria-label="Link to this page">
 <button class="btn" type="button" id="copy-link" data-copied="Link copied." data-copy-failed="Select the link and copy it." hidden>Copy link</button>
 <span id="copy-status" role="status"></span>
 </div>

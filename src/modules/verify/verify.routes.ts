@@ -16,6 +16,7 @@ import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor }
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
+import { certificateFileName } from '../certificates/certificate.view.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },
@@ -115,6 +116,45 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         }
         throw err;
       }
+    },
+  );
+
+  // "Download PDF" on the verification page: the frozen bytes for anyone with the code, counted as a
+  // download, under the per-IP verify limit; not for a revoked certificate, nor when the account
+  // turned public download off (both the 404 page). Part of the page, not of the API.
+  api.get(
+    '/verify/:code/pdf',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        hide: true,
+        operationId: 'verificationPagePdf',
+        tags: ['Verification'],
+        summary: "The certificate's frozen PDF, from its verification page",
+        security: [],
+        params: CodeParams,
+        response: {
+          200: nonJson(
+            'application/pdf',
+            example(
+              Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
+              '%PDF-1.7 … (the frozen PDF)',
+            ),
+            'The frozen PDF, as an attachment',
+            rateHeaders,
+          ),
+          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await verify.publicPdf(request.params.code, { count: request.method === 'GET' });
+      return reply
+        .header('Content-Type', 'application/pdf')
+        .header('Content-Disposition', `attachment; filename="${certificateFileName(pdf.uniqueCode)}"`)
+        .header('ETag', `"${pdf.sha256}"`)
+        .header('Cache-Control', 'no-store')
+        .send(pdf.pdf);
     },
   );
 

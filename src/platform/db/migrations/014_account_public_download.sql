@@ -3,3 +3,7 @@
 -- links then name the organisation by id, so the certification shows its logo; NULL: by name.
 ALTER TABLE accounts ADD COLUMN linkedin_organization_id text
   CHECK (linkedin_organization_id ~ '^[0-9]{1,19}$');
+
+-- Whether the public verification page offers the certificate's PDF for download (on by default;
+-- the owner's API and dashboard downloads are not affected).
+ALTER TABLE accounts ADD COLUMN public_download boolean NOT NULL DEFAULT true;
