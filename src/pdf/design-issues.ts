@@ -1,7 +1,7 @@
 import type { Design } from './design.schema.js';
 import { fontChain, fontNames } from './fonts.js';
 import { imageProblem } from './images.js';
-import { parseText } from './placeholders.js';
+import { parseText, supportedLocale } from './placeholders.js';
 import { num } from './pdf-syntax.js';
 import type { RenderIssue, RenderValues } from './render-types.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
@@ -35,6 +35,13 @@ export function designIssues(design: Design): RenderIssue[] {
       });
     }
   };
+
+  if (design.locale !== undefined && !supportedLocale(design.locale)) {
+    issues.push({
+      path: ['locale'],
+      message: `"${design.locale}" is not a language this service can write dates in (a BCP 47 tag such as en, fr, de-CH, ar-EG)`,
+    });
+  }
 
   if (design.title !== undefined) {
     const { segments, unknown } = parseText(design.title);

@@ -140,6 +140,7 @@ export function startEmailWorker(deps: {
         issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
         expiresAt: (job as { expires_at?: Date | null }).expires_at?.toISOString() ?? null,
         linkedinOrganizationId: job.linkedin_organization_id,
+        locale: job.locale,
         pdf: job.pdf,
       });
     } catch (err) {

@@ -68,6 +68,7 @@ export interface Job {
   issuer_name: string;
   issued_at: Date;
   linkedin_organization_id: string | null;
+  locale: string | null;
   pdf: Buffer;
 }
 
@@ -89,11 +90,12 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
             c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
-            c.issued_at, a.linkedin_organization_id,
+            c.issued_at, a.linkedin_organization_id, t.design->>'locale' AS locale,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
        JOIN accounts a ON a.id = c.account_id
+       JOIN templates t ON t.id = c.template_id
        JOIN certificate_pdfs p ON p.certificate_id = c.id`,
     [input.limit, input.leaseMs],
   );

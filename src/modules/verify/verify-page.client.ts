@@ -52,6 +52,15 @@ export function verifyPageClient(): void {
   const expected = (section.getAttribute('data-pdf-sha256') || '').toLowerCase();
   const credential = (section.getAttribute('data-credential-sha256') || '').toLowerCase();
   const revoked = section.getAttribute('data-revoked') === 'true';
+  // The verdicts in the page's language; {file} stands for the file's name.
+  let words: Record<string, string> = {};
+  try {
+    words = JSON.parse(section.getAttribute('data-messages') || '{}') as Record<string, string>;
+  } catch {
+    words = {};
+  }
+  const say = (name: string, file?: string): string =>
+    (words[name] || name).split('{file}').join(file === undefined ? '{file}' : file);
   let latest = 0;
 
   const K = new Uint32Array([
@@ -149,7 +158,7 @@ export function verifyPageClient(): void {
     const run = ++latest;
     result!.removeAttribute('data-sha256');
     result!.removeAttribute('data-engine');
-    show('pending', 'Checking \u201c' + file.name + '\u201d\u2026', '');
+    show('pending', say('checking', file.name), '');
     try {
       const { hash, engine } = await digest(await file.arrayBuffer());
       if (run !== latest) return;
@@ -160,39 +169,23 @@ export function verifyPageClient(): void {
         if (credential && hash === credential) {
           show(
             'match',
-            'This credential matches the original signed credential.',
-            revoked
-              ? 'It is the credential that was issued, but the certificate has since been revoked.'
-              : 'It is exactly the credential that was issued (' + file.name + ').',
+            say('credentialMatch'),
+            revoked ? say('credentialMatchRevoked') : say('credentialMatchExact', file.name),
           );
         } else {
           show(
             'mismatch',
-            'This credential does not match the original: it is not the file that was issued.',
-            credential
-              ? 'The file \u201c' +
-                  file.name +
-                  '\u201d may have been edited, or belongs to another certificate.'
-              : 'This certificate was issued before certificates carried a signed credential.',
+            say('credentialMismatch'),
+            credential ? say('mismatchDetail', file.name) : say('credentialNone'),
           );
         }
       } else if (hash === expected) {
-        show(
-          'match',
-          'This PDF matches the original certificate.',
-          revoked
-            ? 'It is the file that was issued, but the certificate has since been revoked.'
-            : 'It is exactly the file that was issued (' + file.name + ').',
-        );
+        show('match', say('pdfMatch'), revoked ? say('pdfMatchRevoked') : say('pdfMatchExact', file.name));
       } else {
-        show(
-          'mismatch',
-          'This PDF does not match the original: it is not the file that was issued.',
-          'The file \u201c' + file.name + '\u201d may have been edited, or belongs to another certificate.',
-        );
+        show('mismatch', say('pdfMismatch'), say('mismatchDetail', file.name));
       }
     } catch {
-      if (run === latest) show('error', 'This file could not be read. Please try again.', '');
+      if (run === latest) show('error', say('error'), '');
     }
   }
 

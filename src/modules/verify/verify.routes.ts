@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fromAcceptLanguage, languageOf, type Language } from '../../platform/i18n/i18n.js';
 import { Type } from 'typebox';
 import { AppError, NotFoundError } from '../../platform/errors.js';
 import {
@@ -29,6 +30,17 @@ const page = (heading: string) =>
     Type.String(),
     `<!doctype html><html lang="en"><head><title>${heading}</title></head><body><h1>${heading}</h1>…</body></html>`,
   );
+
+// The page's language: ?lang=xx (the switcher's links), else the reader's Accept-Language, else
+// English.
+function pageLanguage(request: FastifyRequest): Language {
+  const asked = (request.query as Record<string, unknown> | undefined)?.lang;
+  return (
+    (typeof asked === 'string' ? languageOf(asked) : undefined) ??
+    fromAcceptLanguage(request.headers['accept-language']) ??
+    'en'
+  );
+}
 
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -107,12 +119,19 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
     },
     async (request, reply) => {
       const { code } = request.params;
-      reply.type('text/html; charset=utf-8').headers(VERIFY_PAGE_HEADERS);
+      const lang = pageLanguage(request);
+      reply
+        .type('text/html; charset=utf-8')
+        .headers(VERIFY_PAGE_HEADERS)
+        .header('Content-Language', lang)
+        .header('Vary', 'Accept-Language');
       try {
-        return reply.send(renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' })));
+        return reply.send(
+          renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' }), lang),
+        );
       } catch (err) {
         if (err instanceof AppError && (err.code === 'not_found' || err.code === 'validation_error')) {
-          return reply.code(404).send(renderNotFoundPage(code));
+          return reply.code(404).send(renderNotFoundPage(code, lang));
         }
         throw err;
       }
