@@ -124,7 +124,7 @@ describe('sharing on the verification page, in the email, and the account settin
       /<a class="btn primary" id="linkedin-link" href="[^"]*" target="_blank" rel="noopener noreferrer">Add to LinkedIn profile<\/a>/,
     );
     assert.equal(
-      attr(page.body, /<input id="share-url" type="url" readonly value="([^"]*)"/),
+      attr(page.body, /<input id="share-url" type="url" dir="ltr" readonly value="([^"]*)"/),
       cert.verificationUrl,
     );
     assert.match(page.body, /id="copy-link"[^>]*>Copy link<\/button>/);

@@ -22,7 +22,7 @@ form{display:flex;flex-wrap:wrap;gap:.6rem}
 label{flex-basis:100%;font-weight:600}
 input{flex:1 1 14rem;min-width:0;padding:.6rem .75rem;border:1px solid #98a2b3;border-radius:8px;font:1.05rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.06em;text-transform:uppercase}
 input:focus{outline:3px solid #84adff;outline-offset:1px}
-button{padding:.6rem 1.1rem;border:0;border-radius:8px;background:#1f5fbf;color:#fff;font:600 1rem/1.3 inherit;cursor:pointer}
+button{padding:.6rem 1.1rem;border:0;border-radius:8px;background:#1f5fbf;color:#fff;font-family:inherit;font-size:1rem;font-weight:600;line-height:1.3;cursor:pointer}
 button:focus{outline:3px solid #84adff;outline-offset:2px}
 ul{margin:0;padding:0;list-style:none}
 li{padding:.6rem 0;border-bottom:1px solid #eaecf0}

@@ -76,7 +76,7 @@ section.share{padding:1.25rem}
 section.share h2{margin:0 0 .6rem;font-size:1.2rem}
 .share-actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center}
 .share-actions input{flex:1 1 14rem;min-width:0;padding:.55rem .7rem;border:1px solid #d0d5dd;border-radius:8px;font:.92rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#344054;background:#f9fafb}
-.btn{display:inline-block;padding:.55rem 1rem;border:1px solid #1f5fbf;border-radius:8px;background:#fff;color:#1f5fbf;font:600 .95rem/1.3 inherit;text-decoration:none;cursor:pointer}
+.btn{display:inline-block;padding:.55rem 1rem;border:1px solid #1f5fbf;border-radius:8px;background:#fff;color:#1f5fbf;font-family:inherit;font-size:.95rem;font-weight:600;line-height:1.3;text-decoration:none;cursor:pointer}
 .btn.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
 .btn:focus{outline:3px solid #84adff;outline-offset:2px}
 .share-actions [role=status]{flex-basis:100%;font-size:.9rem;color:#05603a}
@@ -275,7 +275,7 @@ function share(view: VerifyView, state: PageState, lang: Language): string {
   return `<section class="card share" id="share" aria-labelledby="share-title">
 <h2 id="share-title">${messageHtml(lang, 'share.heading')}</h2>
 <div class="share-actions">
-${linkedIn}${download}<input id="share-url" type="url" readonly value="${escapeHtml(view.verificationUrl)}" aria-label="${messageHtml(lang, 'share.linkLabel')}">
+${linkedIn}${download}<input id="share-url" type="url" dir="ltr" readonly value="${escapeHtml(view.verificationUrl)}" aria-label="${messageHtml(lang, 'share.linkLabel')}">
 <button class="btn" type="button" id="copy-link" data-copied="${messageHtml(lang, 'share.copied')}" data-copy-failed="${messageHtml(lang, 'share.copyFailed')}" hidden>${messageHtml(lang, 'share.copy')}</button>
 <span id="copy-status" role="status"></span>
 </div>
