@@ -90,7 +90,7 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
             c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
-            c.issued_at, a.linkedin_organization_id, t.design->>'locale' AS locale,
+            c.issued_at, a.linkedin_organization_id, t.locale,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id

@@ -7,3 +7,7 @@ ALTER TABLE accounts ADD COLUMN linkedin_organization_id text
 -- Whether the public verification page offers the certificate's PDF for download (on by default;
 -- the owner's API and dashboard downloads are not affected).
 ALTER TABLE accounts ADD COLUMN public_download boolean NOT NULL DEFAULT true;
+
+-- The design's locale (docs/design-format.md, Language), kept beside it: the email worker reads
+-- the language of each message without detoasting the whole design (images are inlined in it).
+ALTER TABLE templates ADD COLUMN locale text GENERATED ALWAYS AS (design->>'locale') STORED;
