@@ -12,6 +12,7 @@ const benches: [string, ...string[]][] = [
   ['credential.bench.js'],
   ['issue.bench.js'],
   ['email.bench.js'],
+  ['studio.bench.js'],
   ['verify.bench.js', '5'],
   ['reads.bench.js', '5'],
   ['list.bench.js', '--big', big ? '1000000' : '100000'],

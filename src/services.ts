@@ -7,6 +7,7 @@ import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createCertificatesService } from './modules/certificates/certificates.service.js';
 import { createIssueService } from './modules/certificates/issue.service.js';
 import { createContractsService } from './modules/contracts/contracts.service.js';
+import { createDesignPreviewService } from './modules/templates/design-preview.service.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
@@ -19,6 +20,8 @@ import type { Metrics } from './platform/metrics.js';
 import type { KeyVault } from './platform/proof/key-vault.js';
 import { createCredentialsService } from './modules/credentials/credentials.service.js';
 import { createPdfSigningService } from './modules/credentials/pdf-signing.service.js';
+import { createImportsService } from './modules/imports/imports.service.js';
+import { startImportWorker, type ImportWorker } from './modules/imports/import.worker.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -76,30 +79,57 @@ export function createServices(deps: ServiceDeps) {
     logger: deps.logger,
   });
 
+  const issue = createIssueService({
+    db: deps.db,
+    credentials,
+    pdfSigning,
+    renderer: getRenderer,
+    publicBaseUrl,
+    now: deps.now,
+    onIssued: (count) => metrics.certificatesIssued.inc(count),
+  });
+  const accounts = createAccountsService(deps);
+  // This process's import workers, woken when it creates an import.
+  const importWorkers = new Set<ImportWorker>();
+  const imports = createImportsService({
+    db: deps.db,
+    issue,
+    principalOf: (accountId, importId) => accounts.actingPrincipal(accountId, `import:${importId}`),
+    publicBaseUrl,
+    now: deps.now,
+    onCreated: () => importWorkers.forEach((w) => w.wake()),
+  });
+
   return {
-    accounts: createAccountsService(deps),
+    accounts,
     contracts: createContractsService(deps),
     keys: createApiKeysService(deps),
     templates: createTemplatesService({ db: deps.db, checkDesign: designIssues }),
+    designPreview: createDesignPreviewService({ renderer: getRenderer, publicBaseUrl }),
     usage: createUsageService(deps),
     credentials,
     pdfSigning,
     certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, credentials }),
-    issue: createIssueService({
-      db: deps.db,
-      credentials,
-      pdfSigning,
-      renderer: getRenderer,
-      publicBaseUrl,
-      now: deps.now,
-      onIssued: (count) => metrics.certificatesIssued.inc(count),
-    }),
+    issue,
+    imports,
     verify: createVerifyService({ db: deps.db, publicBaseUrl }),
     users: createUsersService(deps),
     emails: createEmailsService(deps),
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {
       getRenderer();
+    },
+    // Issues imports' chunks in this process (beside the other instances' workers).
+    startImportWorker(): ImportWorker {
+      const worker = startImportWorker({ imports, logger: deps.logger });
+      importWorkers.add(worker);
+      return {
+        wake: () => worker.wake(),
+        async stop() {
+          importWorkers.delete(worker);
+          await worker.stop();
+        },
+      };
     },
     // SMTP when SMTP_URL is set; otherwise .eml files under DATA_DIR/mail, marked sent.
     startEmailWorker(): EmailWorker {

@@ -6,6 +6,7 @@ import { createDemo, demoLines } from './demo.js';
 import { CliError, print } from './output.js';
 import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
+import { importCommand } from './import.command.js';
 import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
 import { previewTemplate } from './preview.js';
 
@@ -292,6 +293,7 @@ export const commands: Command[] = [
       print(ctx.io, ctx.json, { id: demo.account.id, ...demo }, demoLines(demo));
     },
   },
+  importCommand,
   ...proofCommands,
   ...accountSettingsCommands,
 ];

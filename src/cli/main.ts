@@ -31,6 +31,7 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   template preview --file DESIGN.json --out FILE.pdf
   user create ACCOUNT_ID --email EMAIL      password from standard input, or generated and printed once
   demo                                      sample account, key, template on an empty database
+  import ACCOUNT_ID --template TEMPLATE_ID --csv FILE  issue a CSV of up to 50,000 rows as an import job, with progress
   signing-key list ACCOUNT_ID               the account's DID and signing keys (public keys only)
   signing-key rotate ACCOUNT_ID             a new current signing key; older credentials keep verifying
   signing-key import-pdf ACCOUNT_ID --p12 FILE  sign PDFs with a PKCS#12 certificate (passphrase on stdin)
@@ -149,6 +150,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
 function defaultIo(): Io {
   return {
     out: (t) => process.stdout.write(`${t}\n`),
+    tty: process.stdout.isTTY === true,
+    write: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(`${t}\n`),
     // Piped input only: on a terminal nothing is read (the password is generated instead).
     async readStdin() {

@@ -12,6 +12,9 @@ export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   readStdin?: () => Promise<string>;
+  /** Standard output is a terminal: progress is drawn in place (`write`, no newline). */
+  tty?: boolean;
+  write?: (text: string) => void;
   /** A secret: typed without echo on a terminal, else the first line of standard input. */
   readSecret?: (prompt: string) => Promise<string>;
 }

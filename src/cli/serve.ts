@@ -126,7 +126,19 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     // back before the shutdown deadline (otherwise they would return only when the lease runs out).
     const graceMs = Math.min(10_000, Math.max(0, config.shutdownTimeoutS * 1000 - 2_000));
     stops.push(() => worker.stop({ graceMs }));
-    if (opts.http === false && !opts.json) opts.io.out('certsvc email worker running');
+    // Imports' chunks (they sign: only with SIGNING_KEYS_SECRET): the one in flight commits or rolls
+    // back whole, then the worker stops.
+    if (deps.services.credentials.canSign) {
+      const importWorker = deps.services.startImportWorker();
+      stops.push(() => importWorker.stop());
+    }
+    if (opts.http === false && !opts.json) {
+      opts.io.out(
+        deps.services.credentials.canSign
+          ? 'certsvc email and import worker running'
+          : 'certsvc email worker running (imports are issued by the instances that have SIGNING_KEYS_SECRET)',
+      );
+    }
   }
   // With --json, standard output is one object: what runs, and the demo made on a first start.
   if (opts.json) {

@@ -81,7 +81,35 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .preview.portrait{aspect-ratio:.707;max-width:28rem}
 .templates{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(min(100%,30rem),1fr))}
 .signin{max-width:26rem;margin:3rem auto}
+.gallery{list-style:none;padding:0;margin:0;display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(min(100%,16rem),1fr))}
+.gallery .preview.portrait{max-width:none}
+.actions form{margin:0}
+.studio-head{margin:0 0 1rem}
+.studio-head .small{margin-right:auto}
+.studio{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr) 20rem;align-items:start}
+.studio-toolbar{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin-bottom:.6rem}
+.studio-toolbar button{padding:.35rem .7rem}
+label.inline{display:inline-flex;gap:.35rem;align-items:center;margin:0;font-weight:400}
+label.inline select{width:auto}
+.design-canvas{position:relative;width:100%;background:#fff;border:1px solid #dde2ea;touch-action:none;user-select:none}
+.design-canvas .studio-fallback{border:0;border-radius:0;aspect-ratio:auto;height:100%;min-height:24rem}
+.design-pdf{display:block;width:100%;height:100%}
+.design-layer{position:absolute;inset:0}
+.design-element{position:absolute;min-height:4px;border:1px dashed rgba(46,107,230,.45);cursor:move}
+.design-element:hover{border-color:#2e6be6}
+.design-element.selected{border:2px solid #2e6be6;background:rgba(46,107,230,.06)}
+.design-handle{position:absolute;right:-6px;bottom:-6px;width:12px;height:12px;background:#2e6be6;border:2px solid #fff;border-radius:2px;cursor:nwse-resize}
+.studio-side .card{padding:.8rem 1rem}
+.studio-side input,.studio-side select,.studio-side textarea{max-width:100%}
+.studio-side label{margin:.5rem 0 .15rem;font-size:.9rem}
+.studio-side fieldset{max-width:100%}
+ol.outline{padding-left:1.2rem;margin:0;max-height:16rem;overflow:auto}
+button.link{background:none;border:0;color:#1849a9;padding:.1rem 0;font-weight:400;text-align:start;cursor:pointer}
+button.link[aria-current]{font-weight:700;color:#102a73}
+button:disabled{opacity:.5;cursor:default}
+#design-json{max-width:100%;width:100%;font-size:.85rem}
 .name{overflow-wrap:anywhere}
+@media (max-width:60rem){.studio{grid-template-columns:1fr}}
 @media (max-width:40rem){h1{font-size:1.35rem}header.top .who span{display:none}th.opt,td.opt{display:none}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}
 `;
 
@@ -90,6 +118,52 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 // nowhere, so a reload would make another) turns its history entry into a plain GET of its URL.
 function client(): void {
   if (document.querySelector('[data-once]')) history.replaceState(null, '', location.href);
+  // An import's page: its counters polled every second until it ends, then the page is reloaded
+  // (the result links appear).
+  const progress = document.querySelector<HTMLElement>('[data-import-progress]');
+  if (progress) {
+    const url = progress.dataset.importProgress ?? '';
+    const bar = document.getElementById('import-bar') as HTMLProgressElement | null;
+    const text = (id: string, value: string) => {
+      const el = document.getElementById(id);
+      if (el) el.textContent = value;
+    };
+    const count = (n: number) => n.toLocaleString('en-US');
+    const tick = () => {
+      fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
+        .then(
+          (p: {
+            state: string;
+            done: number;
+            rows: number;
+            created: number;
+            failed: number;
+            rowsPerSecond: number | null;
+            secondsLeft: number | null;
+          }) => {
+            if (bar) {
+              bar.value = p.done;
+              bar.setAttribute('aria-valuenow', String(p.done));
+            }
+            text('import-done', count(p.done));
+            text('import-created', count(p.created));
+            text('import-failed', count(p.failed));
+            text('import-state', p.state);
+            text('import-rate', p.rowsPerSecond === null ? '–' : count(p.rowsPerSecond));
+            const left = p.secondsLeft;
+            text(
+              'import-left',
+              left === null ? '–' : left < 60 ? `${left} s` : `${Math.floor(left / 60)} min ${left % 60} s`,
+            );
+            if (['done', 'cancelled', 'failed'].includes(p.state)) location.reload();
+            else setTimeout(tick, 1000);
+          },
+          () => setTimeout(tick, 3000),
+        );
+    };
+    setTimeout(tick, 1000);
+  }
   document.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((button) => {
     button.hidden = false;
     button.addEventListener('click', () => {

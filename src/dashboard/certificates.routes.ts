@@ -1,12 +1,16 @@
 import type { MultipartFile } from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { uuidv7 } from '../platform/ids.js';
 import { compileBodyValidator } from '../platform/validation.js';
+import { zipStream } from '../platform/zip.js';
 import { certificateFileName } from '../modules/certificates/certificate.view.js';
 import type { CertificateStatus } from '../modules/certificates/certificates.repository.js';
 import { SendBody } from '../modules/emails/emails.schemas.js';
-import { parseRecipientsCsv, resultsCsv, rowResults } from './csv-batch.js';
+import { MAX_ROWS, resultsCsv, rowResults } from './csv-batch.js';
+import { parseRecipientsCsv } from '../modules/imports/recipients-csv.js';
+import { MAX_IMPORT_ROWS } from '../modules/imports/imports.service.js';
 import type { DashboardDeps } from './deps.js';
 import { form, isUuid, pageNumber, pathId } from './params.js';
 import { findUpload, insertUpload } from './uploads.repository.js';
@@ -20,9 +24,27 @@ const STATUSES: CertificateStatus[] = ['Issued', 'Revoked', 'Draft'];
 // The API's own body schema: the dashboard's form sends what a client would.
 const validSendBody = compileBodyValidator(SendBody);
 
+// The list's search, as the list page and the ZIP download read it from the query.
+function searchOf(query: Record<string, string | undefined>) {
+  const status = STATUSES.find((s) => s === query.status);
+  const search = (query.q ?? '').trim().slice(0, 200);
+  // A search with an @ is an email address; anything else looks in the recipients' names.
+  const filter = {
+    status,
+    ...(search.includes('@') ? { recipientEmail: search } : search ? { q: search } : {}),
+  };
+  return { status, search, filter };
+}
+
 export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates, credentials, emails, issue, pdfSigning, templates } = deps.services;
   const signIn = requireSignIn(deps);
+  const sendZip = (reply: FastifyReply, fileName: string, accountId: string, ids: string[]) =>
+    reply
+      .header('Content-Disposition', `attachment; filename="${fileName}"`)
+      .header('Cache-Control', 'private, no-store')
+      .type('application/zip')
+      .send(Readable.from(zipStream(certificates.pdfEntries(accountId, ids))));
   const templateList = (accountId: string) =>
     templates.list(accountId, { page: 1, perPage: 100 }).then((p) => p.data);
   const templateOf = async (accountId: string, id: string | undefined) =>
@@ -31,20 +53,21 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/certificates', { preHandler: signIn }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const query = request.query as Record<string, string | undefined>;
-    const status = STATUSES.find((s) => s === query.status);
-    const search = (query.q ?? '').trim().slice(0, 200);
-    const input = {
-      status,
-      page: pageNumber(query.page),
-      perPage: PER_PAGE,
-      // A search with an @ is an email address; anything else looks in the recipients' names.
-      ...(search.includes('@') ? { recipientEmail: search } : search ? { q: search } : {}),
-    };
+    const { status, search, filter } = searchOf(query);
+    const input = { ...filter, page: pageNumber(query.page), perPage: PER_PAGE };
     const list = await certificates.list(accountId, input);
     return send(
       reply,
       certificatesPage({ user: userFrame(request, reply), flash: takeFlash(request), list, status, search }),
     );
+  });
+
+  // The PDFs of the current search (the newest 5,000: ZIP_MAX), as one ZIP streamed while it is read.
+  app.get('/certificates/pdfs.zip', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const { filter } = searchOf(request.query as Record<string, string | undefined>);
+    const ids = await certificates.searchIds(accountId, filter);
+    return sendZip(reply, `certificates-${deps.now().toISOString().slice(0, 10)}.zip`, accountId, ids);
   });
 
   app.get('/certificates/:id', { preHandler: signIn }, async (request, reply) => {
@@ -239,10 +262,21 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     if (!bytes || bytes.length === 0) return again('Choose a CSV file to upload.');
     let rows;
     try {
-      rows = parseRecipientsCsv(bytes, template.fields);
+      rows = parseRecipientsCsv(bytes, template.fields, MAX_IMPORT_ROWS);
     } catch (err) {
       if (err instanceof ValidationError) return again(err.message);
       throw err;
+    }
+    // A larger file is an import: a background job with a page of its own (decisions section 20).
+    if (rows.length > MAX_ROWS) {
+      const imp = await deps.services.imports.create({
+        accountId: s.user.accountId,
+        templateId: template.id,
+        fileName: (file?.type === 'file' && file.filename) || 'recipients.csv',
+        createdBy: `user:${s.user.id}`,
+        rows,
+      });
+      return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
     }
     const outcome = await issue.issueBatch(
       s.principal,
@@ -273,6 +307,12 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/certificates/upload/results/:id', { preHandler: signIn }, async (request, reply) => {
     const batch = await uploadOf(request);
     return send(reply, resultsPage({ user: userFrame(request, reply), id: pathId(request), batch }));
+  });
+
+  app.get('/certificates/upload/results/:id/pdfs.zip', { preHandler: signIn }, async (request, reply) => {
+    const batch = await uploadOf(request);
+    const ids = batch.results.flatMap((r) => (r.certificateId ? [r.certificateId] : []));
+    return sendZip(reply, 'certificates-upload.zip', signedIn(request).user.accountId, ids);
   });
 
   app.get('/certificates/upload/results/:id/results.csv', { preHandler: signIn }, async (request, reply) => {

@@ -5,17 +5,20 @@ import multipart from '@fastify/multipart';
 import session from '@fastify/session';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, STATUS_BY_CODE } from '../platform/errors.js';
-import { BODY_LIMIT, BODY_LIMIT_TEXT } from '../platform/http/body.js';
+import { MAX_IMPORT_BYTES } from '../modules/imports/imports.service.js';
+import { BODY_LIMIT } from '../platform/http/body.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
 import { DASHBOARD_HEADERS, errorPage } from './html.js';
 import type { DashboardDeps } from './deps.js';
 import { keysRoutes } from './keys.routes.js';
+import { importsPages } from './imports.routes.js';
 import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
 import { settingsRoutes } from './settings.routes.js';
+import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
@@ -64,7 +67,7 @@ function errorAnswer(
   ) {
     return {
       status: 413,
-      message: `The upload is too large: a file of at most ${BODY_LIMIT_TEXT}, one file per upload.`,
+      message: `The upload is too large: a file of at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB, one file per upload.`,
     };
   }
   if (
@@ -100,7 +103,9 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(multipart, {
     attachFieldsToBody: true,
-    limits: { fileSize: BODY_LIMIT, files: 1, fields: 10, parts: 12 },
+    // The CSV upload takes files of up to 20 MiB (large imports); a field may be as large as the
+    // body limit: the studio's design JSON carries its images inline.
+    limits: { fileSize: MAX_IMPORT_BYTES, fieldSize: BODY_LIMIT, files: 1, fields: 10, parts: 12 },
   });
   // CSRF tokens are signed double-submit cookies, not session data: the sign-in form stores nothing
   // on the server, so anonymous visitors cannot fill the sessions table.
@@ -152,7 +157,9 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
 
   authRoutes(app, deps);
   keysRoutes(app, deps);
+  studioRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
+  importsPages(app, deps);
   settingsRoutes(app, deps);
 }

@@ -55,6 +55,8 @@ export interface PageFrame {
   // The nav entry of this page, for aria-current; undefined for pages outside the nav.
   section?: 'home' | 'certificates' | 'templates' | 'api-keys';
   user?: { email: string; accountName: string; csrf: string };
+  // Module scripts of this page besides the dashboard's one script (the studio's), from 'self'.
+  scripts?: string[];
   body: Html;
 }
 
@@ -107,6 +109,7 @@ export function page(frame: PageFrame): string {
           <title>${frame.title} · certsvc dashboard</title>
           <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${DASHBOARD_CSS.version}" />
           <script src="/dashboard/assets/dashboard.js?v=${DASHBOARD_JS.version}" defer></script>
+          ${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}
         </head>
         <body>
           <a class="skip" href="#main">Skip to content</a>

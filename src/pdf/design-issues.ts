@@ -3,10 +3,12 @@ import { fontChain, fontNames } from './fonts.js';
 import { imageProblem } from './images.js';
 import { parseText, supportedLocale } from './placeholders.js';
 import { num } from './pdf-syntax.js';
-import type { RenderIssue, RenderValues } from './render-types.js';
+import type { RenderIssue } from './render-types.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
 import { fittingSize, lineHeight, shapeLine } from './text-layout.js';
+
+export { sampleValues } from './sample-values.js';
 
 // Static checks of a design, run when a template is created: what can be known before any
 // recipient exists. The design is assumed to be valid against the Design schema already.
@@ -124,18 +126,4 @@ export function designIssues(design: Design): RenderIssue[] {
     }
   });
   return issues;
-}
-
-/** Plausible values for a preview: a name with diacritics, today's date, each field's label. */
-export function sampleValues(design: Design): RenderValues {
-  const uniqueCode = '7K3M9Q2XRB4D8F1H';
-  const data: Record<string, string> = {};
-  for (const field of design.fields) data[field.key] = field.label;
-  return {
-    recipientName: 'Zoë Ångström-Łukasiewicz',
-    issuedAt: new Date().toISOString(),
-    uniqueCode,
-    verificationUrl: `https://certificates.example.com/verify/${uniqueCode}`,
-    data,
-  };
 }

@@ -362,7 +362,10 @@ describe('certsvc template', () => {
       const { stdout: text } = await execFileP('pdftotext', ['-enc', 'UTF-8', out, '-']);
       assert.match(text, /Certificate of Completion/);
       assert.match(text, /Zoë Ångström/); // the sample recipient
-      assert.match(text, /Course title/); // the field label stands in for data.course
+      // Realistic sample values, not the field labels (issue 18).
+      assert.match(text, /Safe Lifting Techniques/);
+      assert.match(text, /Hours of instruction: 12/);
+      assert.doesNotMatch(text, /Course title/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

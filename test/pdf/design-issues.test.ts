@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Value } from 'typebox/value';
 import { Design } from '../../src/pdf/design.schema.js';
 import { designIssues, sampleValues } from '../../src/pdf/pdf-renderer.js';
+import { sampleFieldValue } from '../../src/pdf/sample-values.js';
 import { compileTemplate } from '../../src/pdf/template-compiler.js';
 import { renderDocument } from '../../src/pdf/document-writer.js';
 import { loadDesign, pdfOf, pdfText } from './pdf-helpers.js';
@@ -20,7 +21,8 @@ function minimal(elements: Design['elements']): Design {
 }
 
 describe('sample designs', () => {
-  for (const name of ['course-completion', 'event-attendance']) {
+  // The gallery of the design studio (src/modules/templates/gallery.ts) is these four.
+  for (const name of ['course-completion', 'event-attendance', 'diploma-portrait', 'minimal-modern']) {
     it(`${name} is a valid design without issues, and renders its sample values`, () => {
       const design = loadDesign(name);
       assert.ok(Value.Check(Design, design), JSON.stringify([...Value.Errors(Design, design)].slice(0, 3)));
@@ -30,8 +32,25 @@ describe('sample designs', () => {
       for (const field of design.fields) assert.equal(typeof sample.data[field.key], 'string');
       const text = pdfText(pdfOf(renderDocument(compileTemplate(design), sample)));
       assert.ok(text.includes(sample.recipientName), text);
+      // Realistic sample values, never a field's label standing in for its value.
+      for (const field of design.fields) {
+        assert.notEqual(sample.data[field.key], field.label);
+        assert.ok(text.includes(String(sample.data[field.key])), `${sample.data[field.key]} in ${text}`);
+      }
     });
   }
+});
+
+describe('sample values', () => {
+  it('read like a real certificate: a course, hours, a date, a place; a label never stands in', () => {
+    const value = (key: string, label: string) => sampleFieldValue({ key, label });
+    assert.equal(value('course', 'Course title'), 'Safe Lifting Techniques');
+    assert.equal(value('hours', 'Hours of instruction'), '12');
+    assert.equal(value('eventDate', 'Event date'), '14 March 2026');
+    assert.equal(value('location', 'Location'), 'Lisbon, Portugal');
+    assert.equal(value('provider', 'Training provider'), 'Safe Lifting Techniques');
+    assert.equal(value('xyz', 'Favourite colour'), 'Sample favourite colour');
+  });
 });
 
 describe('designIssues', () => {

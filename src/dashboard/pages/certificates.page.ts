@@ -1,3 +1,4 @@
+import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
 import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
@@ -32,6 +33,11 @@ export function certificatesPage(opts: {
   search: string;
 }): string {
   const { data, pagination: p } = opts.list;
+  const zipQuery = new URLSearchParams({
+    ...(opts.status ? { status: opts.status } : {}),
+    ...(opts.search ? { q: opts.search } : {}),
+  }).toString();
+  const zipLink = `/dashboard/certificates/pdfs.zip${zipQuery ? `?${zipQuery}` : ''}`;
   const options = ['', 'Issued', 'Revoked', 'Draft'].map(
     (s) =>
       html`<option value="${s}" ${opts.status === s || (!opts.status && !s) ? html` selected` : ''}>
@@ -104,6 +110,18 @@ export function certificatesPage(opts: {
         </form>
         <p class="small muted" id="total">
           ${p.total.toLocaleString('en-US')} certificate${p.total === 1 ? '' : 's'}
+          ${
+            p.total > 0
+              ? html`·
+                  <a id="download-zip" href="${zipLink}" download
+                    >${
+                      p.total > ZIP_MAX
+                        ? `Download the newest ${ZIP_MAX.toLocaleString('en-US')} PDFs (ZIP)`
+                        : 'Download PDFs (ZIP)'
+                    }</a
+                  >`
+              : ''
+          }
         </p>
         ${table}
         <nav class="pager" aria-label="Pages">

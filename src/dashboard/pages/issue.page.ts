@@ -188,7 +188,17 @@ export function resultsPage(opts: {
       <div class="actions">
         <a class="button" href="/dashboard/certificates/upload/results/${opts.id}/results.csv" download
           >Download the results (CSV)</a
-        ><a class="button secondary" href="/dashboard/certificates/upload">Upload another file</a>
+        >${
+          b.created > 0
+            ? html`<a
+                class="button secondary"
+                id="download-zip"
+                href="/dashboard/certificates/upload/results/${opts.id}/pdfs.zip"
+                download
+                >Download PDFs (ZIP)</a
+              >`
+            : ''
+        }<a class="button secondary" href="/dashboard/certificates/upload">Upload another file</a>
       </div>
       <section class="card">
         <div class="table-wrap">

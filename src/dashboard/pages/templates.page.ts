@@ -1,8 +1,18 @@
-import type { TemplateView } from '../../modules/templates/templates.schemas.js';
-import { html, notice, page, typed, type Flash } from '../html.js';
+import type { WorkingTemplate } from '../../modules/templates/templates.service.js';
+import { csrfField, html, notice, page, typed, when, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 
-function card(t: TemplateView) {
+type User = ReturnType<typeof userFrame>;
+
+export function statusBadge(t: Pick<WorkingTemplate, 'status' | 'version' | 'latestVersion'>) {
+  if (t.status === 'draft') return html`<span class="badge Draft">Draft</span>`;
+  return html`<span class="badge active">Published</span> ${when(
+      t.latestVersion > t.version,
+      () => html`<span class="badge queued">Unpublished changes</span>`,
+    )}`;
+}
+
+function card(t: WorkingTemplate, user: User) {
   const fields =
     t.fields.length === 0
       ? html`<p class="muted small">No fields: only the recipient's name and email.</p>`
@@ -25,9 +35,11 @@ function card(t: TemplateView) {
             )}
           </tbody>
         </table>`;
-  const preview = `/dashboard/templates/${t.id}/preview.pdf`;
+  const base = `/dashboard/templates/${t.id}`;
+  const preview = `${base}/preview.pdf`;
   return html`<article class="card" data-template-id="${t.id}" aria-labelledby="t-${t.id}">
     <h2 id="t-${t.id}" dir="auto">${t.name}</h2>
+    <p class="small">${statusBadge(t)} <span class="muted">version ${t.version}</span></p>
     ${t.description ? html`<p class="muted" dir="auto">${t.description}</p>` : ''}
     <iframe
       class="preview"
@@ -42,36 +54,41 @@ function card(t: TemplateView) {
     <h3 class="small muted">Fields</h3>
     ${fields}
     <div class="actions">
-      <a class="button" href="/dashboard/certificates/new?templateId=${t.id}">Issue one</a>
-      <a class="button secondary" href="/dashboard/certificates/upload?templateId=${t.id}"
-        >Issue many (CSV)</a
-      >
+      <a class="button" href="${base}/edit">Edit</a>
+      ${when(
+        t.status === 'active',
+        () =>
+          html`<a class="button secondary" href="/dashboard/certificates/new?templateId=${t.id}">Issue one</a>
+            <a class="button secondary" href="/dashboard/certificates/upload?templateId=${t.id}"
+              >Issue many (CSV)</a
+            >`,
+      )}
+      <a class="button secondary" href="${base}/history">History</a>
+      <form method="post" action="${base}/duplicate">
+        ${csrfField(user.csrf)}<button type="submit" class="secondary">Duplicate</button>
+      </form>
+      <a class="button secondary" href="${base}/archive">Archive</a>
     </div>
   </article>`;
 }
 
-export function templatesPage(opts: {
-  user: ReturnType<typeof userFrame>;
-  flash?: Flash;
-  templates: TemplateView[];
-  total: number;
-}): string {
+export function templatesPage(opts: { user: User; flash?: Flash; templates: WorkingTemplate[] }): string {
   const body =
     opts.templates.length === 0
       ? html`<div class="card">
           <p>
-            This account has no active templates yet. The operator adds them with
-            <code>certsvc template create</code>.
+            This account has no templates yet. Start one from a built-in design with “New template”, or have
+            the operator add one with <code>certsvc template create</code>.
           </p>
         </div>`
-      : html`<div class="templates">${opts.templates.map(card)}</div>`;
+      : html`<div class="templates">${opts.templates.map((t) => card(t, opts.user))}</div>`;
   return page({
     title: 'Templates',
     section: 'templates',
     user: opts.user,
     body: html`<h1>Templates</h1>
       ${notice(opts.flash)}
-      ${opts.total > opts.templates.length ? html`<p class="muted">Showing the ${opts.templates.length} newest of ${opts.total} templates.</p>` : ''}
+      <p><a class="button" href="/dashboard/templates/new">New template</a></p>
       ${body}`,
   });
 }

@@ -96,6 +96,65 @@ export interface ListFilter {
   offset: number;
 }
 
+export type SearchFilter = Omit<ListFilter, 'limit' | 'offset'>;
+
+// The WHERE clause of a list filter, with its parameters ($1 the account).
+function filterCondition(accountId: string, filter: SearchFilter): { condition: string; params: unknown[] } {
+  const params: unknown[] = [accountId];
+  const where = ['account_id = $1'];
+  const add = (sql: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  if (filter.status) add((p) => `status = ${p}`, filter.status);
+  if (filter.createdAfter) add((p) => `created_at > ${p}`, filter.createdAfter);
+  if (filter.recipientEmail) add((p) => `lower(recipient_email) = lower(${p})`, filter.recipientEmail);
+  if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
+  if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
+  return { condition: where.join(' AND '), params };
+}
+
+// The ids of the newest `limit` certificates matching a list filter (the ZIP download).
+export async function matchingIds(
+  db: Queryable,
+  accountId: string,
+  filter: SearchFilter,
+  limit: number,
+): Promise<string[]> {
+  const { condition, params } = filterCondition(accountId, filter);
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM certificates WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1}`,
+    [...params, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+// The frozen PDFs of some certificates of the account (in the order of `ids`; those without a PDF
+// left out), each counted as a download in the same statement.
+export async function readPdfsCounted(
+  db: Queryable,
+  accountId: string,
+  ids: string[],
+): Promise<{ id: string; unique_code: string; recipient_name: string; issued_at: Date; pdf: Buffer }[]> {
+  const { rows } = await db.query<{
+    id: string;
+    unique_code: string;
+    recipient_name: string;
+    issued_at: Date;
+    pdf: Buffer;
+  }>(
+    `WITH counted AS (
+       UPDATE certificates c SET download_count = c.download_count + 1
+         FROM certificate_pdfs p
+        WHERE c.account_id = $1 AND c.id = ANY($2::uuid[]) AND p.certificate_id = c.id
+        RETURNING c.id, c.unique_code, c.recipient_name, c.issued_at)
+     SELECT counted.*, p.pdf FROM counted JOIN certificate_pdfs p ON p.certificate_id = counted.id`,
+    [accountId, ids],
+  );
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+}
+
 // Newest first. The page's ids come from an index-only scan of the (account, [status,] created_at,
 // id) index, and only those rows are read, so deep pages skip index entries rather than rows.
 // The totals of the plain list and of the status and template filters are the counters in
@@ -108,18 +167,7 @@ export async function listCertificates(
   accountId: string,
   filter: ListFilter,
 ): Promise<{ rows: CertificateRow[]; total: number }> {
-  const params: unknown[] = [accountId];
-  const where = ['account_id = $1'];
-  const add = (sql: (n: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(sql(`$${params.length}`));
-  };
-  if (filter.status) add((p) => `status = ${p}`, filter.status);
-  if (filter.createdAfter) add((p) => `created_at > ${p}`, filter.createdAfter);
-  if (filter.recipientEmail) add((p) => `lower(recipient_email) = lower(${p})`, filter.recipientEmail);
-  if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
-  if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
-  const condition = where.join(' AND ');
+  const { condition, params } = filterCondition(accountId, filter);
   const uncounted = filter.createdAfter || filter.recipientEmail || filter.q;
   const [list, total] = await Promise.all([
     db.query<CertificateRow>(

@@ -6,6 +6,12 @@ import { assertStorable } from '../../platform/validation.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
 import { certificateView, type CertificateView } from './certificate.view.js';
 import * as repo from './certificates.repository.js';
+import { safeFileName, type ZipEntry } from '../../platform/zip.js';
+
+// PDFs read per query while a ZIP streams (about 2 MB of PDFs at a time).
+const ZIP_CHUNK = 50;
+// The most PDFs one ZIP download holds (the newest of a larger search).
+export const ZIP_MAX = 5_000;
 
 // A revocation reason is public text (the verification page shows it): trimmed, under the same rules
 // as a recipient's name. Every door (API, dashboard) passes what the person typed; none means none.
@@ -48,6 +54,30 @@ export function createCertificatesService(deps: {
         q: input.q,
       });
       return paginated(rows.map(view), page, total);
+    },
+
+    // The frozen PDFs of certificates as ZIP entries named `<recipient name>-<code>.pdf`, read
+    // ZIP_CHUNK at a time (memory flat whatever the count), each counted as a download.
+    async *pdfEntries(accountId: string, ids: string[]): AsyncGenerator<ZipEntry> {
+      for (let at = 0; at < ids.length; at += ZIP_CHUNK) {
+        const rows = await repo.readPdfsCounted(db, accountId, ids.slice(at, at + ZIP_CHUNK));
+        for (const row of rows) {
+          yield {
+            name: `${safeFileName(row.recipient_name, 'certificate')}-${row.unique_code}.pdf`,
+            data: row.pdf,
+            modified: row.issued_at,
+          };
+        }
+      }
+    },
+
+    // The ids of the newest certificates (at most ZIP_MAX) that a list search matches.
+    async searchIds(
+      accountId: string,
+      input: { status?: repo.CertificateStatus; recipientEmail?: string; q?: string; templateId?: string },
+    ): Promise<string[]> {
+      assertStorable({ recipientEmail: input.recipientEmail, q: input.q });
+      return repo.matchingIds(db, accountId, input, ZIP_MAX);
     },
 
     async get(accountId: string, id: string): Promise<CertificateView> {

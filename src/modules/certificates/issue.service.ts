@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import {
@@ -132,10 +132,13 @@ export function createIssueService(deps: {
     template: TemplateWithDesign,
     rendered: Rendered[],
     issuedAt: Date,
+    outer?: Queryable,
   ) {
     await deps.credentials.prepare(principal.accountId);
     await deps.pdfSigning.prepare(principal.accountId);
-    return db.transaction(async (tx) => {
+    const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) =>
+      outer ? work(outer) : db.transaction(work);
+    return inTransaction(async (tx) => {
       const { granted } = await reserve(tx, {
         accountId: principal.accountId,
         period: isoDate(periodStart(issuedAt)),
@@ -255,7 +258,14 @@ export function createIssueService(deps: {
       return created[0]!;
     },
 
-    async issueBatch(principal: Principal, templateId: string, inputs: unknown[]): Promise<BatchOutcome> {
+    // `opts.tx`: issue within the caller's transaction (an import's chunk commits its rows' results
+    // with the certificates).
+    async issueBatch(
+      principal: Principal,
+      templateId: string,
+      inputs: unknown[],
+      opts: { tx?: Queryable } = {},
+    ): Promise<BatchOutcome> {
       const template = await loadTemplate(principal.accountId, templateId);
       const issuedAt = deps.now();
       const results: BatchItem[] = new Array(inputs.length);
@@ -276,7 +286,7 @@ export function createIssueService(deps: {
       for (const [index, issues] of failures) results[index] = validationItem(index, issues);
       const { created, rejected } =
         rendered.length > 0
-          ? await commit(principal, template, rendered, issuedAt)
+          ? await commit(principal, template, rendered, issuedAt, opts.tx)
           : { created: [], rejected: [] };
       created.forEach((certificate, i) => {
         const index = rendered[i]!.index;

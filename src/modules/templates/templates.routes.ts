@@ -38,7 +38,8 @@ export function templatesRoutes(app: FastifyInstance, templates: TemplatesServic
         operationId: 'listTemplates',
         tags: ['Templates'],
         summary: 'List active templates',
-        description: 'Newest first. Archived templates are never listed. Supports ETag / If-None-Match.',
+        description:
+          'Newest first. Only published (active) templates: drafts, which the dashboard makes until they are published, and archived templates are never listed. Supports ETag / If-None-Match.',
         security: [{ bearerAuth: [] }],
         headers: IfNoneMatchHeaders,
         querystring: Type.Object(PageQuery),
@@ -68,7 +69,7 @@ export function templatesRoutes(app: FastifyInstance, templates: TemplatesServic
         tags: ['Templates'],
         summary: 'Read one active template',
         description:
-          'An active template of the account with the data fields its design uses. Archived templates and ' +
+          'An active (published) template of the account with the data fields its design uses. Drafts, archived templates and ' +
           "other accounts' templates are 404. Supports ETag / If-None-Match.",
         security: [{ bearerAuth: [] }],
         headers: IfNoneMatchHeaders,

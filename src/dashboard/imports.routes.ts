@@ -1,0 +1,81 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { zipStream } from '../platform/zip.js';
+import type { DashboardDeps } from './deps.js';
+import { pathId } from './params.js';
+import { importPage, importsPage } from './pages/imports.page.js';
+import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+
+// Large imports (decisions section 20): the list, one import's live page (polled progress), cancel,
+// and its results: the per-row CSV and the created certificates' PDFs, both streamed.
+export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
+  const { certificates, imports, templates } = deps.services;
+  const signIn = requireSignIn(deps);
+
+  app.get('/imports', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    return send(
+      reply,
+      importsPage({
+        user: userFrame(request, reply),
+        flash: takeFlash(request),
+        imports: await imports.list(accountId),
+      }),
+    );
+  });
+
+  app.get('/imports/:id', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const imp = await imports.get(accountId, pathId(request));
+    const template = await templates.get(accountId, imp.templateId).catch(() => undefined);
+    return send(
+      reply,
+      importPage({
+        user: userFrame(request, reply),
+        flash: takeFlash(request),
+        imp,
+        templateName: template?.name,
+        csrf: reply.generateCsrf(),
+      }),
+    );
+  });
+
+  // What the page's script polls: the import's counters, never its rows.
+  app.get('/imports/:id/progress.json', { preHandler: signIn }, async (request, reply) => {
+    const imp = await imports.get(signedIn(request).user.accountId, pathId(request));
+    return reply.header('Cache-Control', 'no-store').send(imp);
+  });
+
+  app.post('/imports/:id/cancel', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+    const imp = await imports.cancel(signedIn(request).user.accountId, pathId(request));
+    setFlash(request, {
+      kind: imp.state === 'cancelled' ? 'ok' : 'warn',
+      text:
+        imp.state === 'cancelled'
+          ? 'The import is cancelled: rows not yet issued will not be; those issued stay.'
+          : `The import had already ended (${imp.state}).`,
+    });
+    return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
+  });
+
+  app.get('/imports/:id/results.csv', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const id = pathId(request);
+    await imports.get(accountId, id);
+    return reply
+      .header('Content-Disposition', 'attachment; filename="import-results.csv"')
+      .header('Cache-Control', 'private, no-store')
+      .type('text/csv; charset=utf-8')
+      .send(Readable.from(imports.resultsCsv(accountId, id)));
+  });
+
+  app.get('/imports/:id/pdfs.zip', { preHandler: signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const ids = await imports.createdIds(accountId, pathId(request));
+    return reply
+      .header('Content-Disposition', 'attachment; filename="import-certificates.zip"')
+      .header('Cache-Control', 'private, no-store')
+      .type('application/zip')
+      .send(Readable.from(zipStream(certificates.pdfEntries(accountId, ids))));
+  });
+}

@@ -1,0 +1,162 @@
+import type { Design } from '../../pdf/design.schema.js';
+import { sampleValues } from '../../pdf/pdf-renderer.js';
+import type { WorkingTemplate } from '../../modules/templates/templates.service.js';
+import { PDFJS_FILES, STUDIO_JS } from '../studio-assets.js';
+import { csrfField, html, notice, page, safe, typed, type Flash } from '../html.js';
+import type { userFrame } from '../session.js';
+import { statusBadge } from './templates.page.js';
+
+type User = ReturnType<typeof userFrame>;
+
+// The studio (issue 18). Without JavaScript it is a working page: the preview PDF in a frame, the
+// design as JSON to edit, Save and Publish, the sample values and "Download preview PDF". The
+// script (studio-assets.ts) draws the real PDF with pdf.js in the design canvas, puts a box over
+// each element and edits the same JSON, which Save sends.
+export function editorPage(opts: {
+  user: User;
+  flash?: Flash;
+  template: WorkingTemplate;
+  design: Design;
+  // The JSON as typed when a save was refused, so nothing is lost.
+  designText?: string;
+  fonts: string[];
+}): string {
+  const t = opts.template;
+  const d = opts.design;
+  const base = `/dashboard/templates/${t.id}`;
+  const sample = sampleValues(d);
+  const json = opts.designText ?? JSON.stringify(d, null, 2);
+  const sampleInputs = d.fields.map(
+    (f) =>
+      html`<label for="sample-${f.key}">${typed(f.label)}</label>
+        <input
+          type="text"
+          id="sample-${f.key}"
+          name="data.${f.key}"
+          data-sample-field="${f.key}"
+          placeholder="${sample.data[f.key] ?? ''}"
+          dir="auto"
+        />`,
+  );
+  return page({
+    title: `Edit ${t.name}`,
+    section: 'templates',
+    user: opts.user,
+    scripts: [`${STUDIO_JS.path}?v=${STUDIO_JS.version}`],
+    body: html`<h1>Edit ${typed(t.name)}</h1>
+      ${notice(opts.flash)}
+      <div class="actions studio-head">
+        <span class="small"
+          >${statusBadge(t)} <span class="muted">version ${t.latestVersion} saved</span> ·
+          <a href="${base}/history">History</a> · <a href="/dashboard/templates">All templates</a></span
+        >
+        <button type="submit" form="design-form" name="intent" value="save">Save</button>
+        <button type="submit" form="design-form" name="intent" value="publish" class="secondary">
+          Publish
+        </button>
+      </div>
+      <div
+        class="studio"
+        id="studio"
+        data-template-id="${t.id}"
+        data-preview-url="${base}/preview.pdf"
+        data-fonts="${opts.fonts.join(',')}"
+        data-pdfjs="${PDFJS_FILES.main.path}"
+        data-pdfjs-worker="${PDFJS_FILES.worker.path}"
+      >
+        <section class="studio-stage" aria-label="Page">
+          <div class="studio-toolbar" role="toolbar" aria-label="Design tools" hidden>
+            <button type="button" class="secondary" data-action="undo" disabled>Undo</button>
+            <button type="button" class="secondary" data-action="redo" disabled>Redo</button>
+            <button type="button" class="secondary" data-action="add-text">Add text</button>
+            <button type="button" class="secondary" data-action="add-rect">Add rectangle</button>
+            <button type="button" class="secondary" data-action="add-qr">Add QR code</button>
+            <button type="button" class="secondary" data-action="duplicate" disabled>
+              Duplicate element
+            </button>
+            <button type="button" class="secondary" data-action="delete" disabled>Delete element</button>
+            <label class="inline"
+              >Page
+              <select data-action="page-size">
+                <option value="842x595">A4 landscape</option>
+                <option value="595x842">A4 portrait</option>
+                <option value="792x612">US Letter landscape</option>
+                <option value="612x792">US Letter portrait</option>
+              </select></label
+            >
+            <label class="inline"
+              >Add image <input type="file" accept="image/png,image/jpeg" data-upload="image"
+            /></label>
+            <label class="inline"
+              >Background image <input type="file" accept="image/png,image/jpeg" data-upload="background"
+            /></label>
+            <button type="button" class="secondary" data-action="remove-background" disabled>
+              Remove background image
+            </button>
+            <label class="inline"
+              >Add font <input type="file" accept=".ttf,.otf,font/ttf,font/otf" data-upload="font"
+            /></label>
+            <label class="inline"
+              >Background colour
+              <input type="color" data-action="background" value="${d.background?.color ?? '#ffffff'}"
+            /></label>
+          </div>
+          <div class="design-canvas" data-testid="design-canvas">
+            <iframe
+              class="preview studio-fallback"
+              src="${base}/preview.pdf?latest=1#toolbar=0&navpanes=0&view=Fit"
+              title="Preview of the newest saved design"
+            ></iframe>
+          </div>
+          <p class="small muted" id="studio-status" role="status" aria-live="polite"></p>
+        </section>
+        <aside class="studio-side">
+          <section class="card studio-outline" hidden aria-labelledby="outline-title">
+            <h2 id="outline-title">Elements</h2>
+            <ol class="outline" id="studio-outline"></ol>
+          </section>
+          <section class="card studio-props" hidden aria-labelledby="props-title">
+            <h2 id="props-title">Selected element</h2>
+            <div id="studio-props">
+              <p class="muted small">Select an element on the page or in the list.</p>
+            </div>
+          </section>
+          <section class="card studio-fields" hidden aria-labelledby="fields-title">
+            <h2 id="fields-title">Fields</h2>
+            <div id="studio-fields"></div>
+            <button type="button" class="secondary" data-action="add-field">Add field</button>
+          </section>
+          <form class="card" method="get" action="${base}/preview.pdf" id="sample-form" target="_blank">
+            <h2>Sample values</h2>
+            <p class="small muted">Only for the preview: nothing is issued.</p>
+            <input type="hidden" name="latest" value="1" />
+            <label for="sample-name">Recipient name</label>
+            <input
+              type="text"
+              id="sample-name"
+              name="recipientName"
+              data-sample-name
+              placeholder="${sample.recipientName}"
+              dir="auto"
+            />
+            <div id="sample-fields">${sampleInputs}</div>
+            <div class="actions">
+              <button type="submit" name="download" value="1" class="secondary">Download preview PDF</button>
+            </div>
+          </form>
+        </aside>
+      </div>
+      <form method="post" action="${base}/edit" enctype="multipart/form-data" id="design-form">
+        ${csrfField(opts.user.csrf)}
+        <details class="card" ${safe(opts.designText === undefined ? '' : 'open')}>
+          <summary>Edit as JSON</summary>
+          <label for="design-json"
+            >The design
+            <span class="hint">The format of docs/design-format.md, checked like certsvc does.</span></label
+          >
+          <textarea id="design-json" name="design" rows="18" spellcheck="false" class="mono">
+${json}</textarea>
+        </details>
+      </form>`,
+  });
+}

@@ -1,0 +1,144 @@
+import type { ImportView } from '../../modules/imports/imports.service.js';
+import { csrfField, dateTime, html, notice, page, type Flash, type Html } from '../html.js';
+import type { userFrame } from '../session.js';
+
+// Large imports (docs/dashboard.md, Imports): the account's imports, and one import's live progress.
+
+type User = ReturnType<typeof userFrame>;
+const FINAL = new Set(['done', 'cancelled', 'failed']);
+
+function duration(seconds: number | null): string {
+  if (seconds === null) return '–';
+  if (seconds < 60) return `${seconds} s`;
+  const m = Math.floor(seconds / 60);
+  return `${m} min ${seconds % 60} s`;
+}
+
+function stateBadge(state: ImportView['state']): Html {
+  return html`<span
+    class="badge ${state === 'done' ? 'created' : state === 'running' ? 'sending' : state}"
+    id="import-state"
+    >${state}</span
+  >`;
+}
+
+export function importsPage(opts: { user: User; flash?: Flash; imports: ImportView[] }): string {
+  const rows = opts.imports.map(
+    (i) =>
+      html`<tr data-import-id="${i.id}">
+        <td><a href="/dashboard/imports/${i.id}">${i.fileName}</a></td>
+        <td><span class="badge ${i.state === 'done' ? 'created' : i.state}">${i.state}</span></td>
+        <td class="num">${i.done.toLocaleString('en-US')} / ${i.rows.toLocaleString('en-US')}</td>
+        <td class="num">${i.created.toLocaleString('en-US')}</td>
+        <td class="num">${i.failed.toLocaleString('en-US')}</td>
+        <td class="small opt">${dateTime(i.createdAt)}</td>
+      </tr>`,
+  );
+  return page({
+    title: 'Imports',
+    section: 'certificates',
+    user: opts.user,
+    body: html`<h1>Imports</h1>
+      ${notice(opts.flash)}
+      <p>
+        CSV files of more than 500 rows (up to 50,000) are issued in the background, on every instance of the
+        service. <a href="/dashboard/certificates/upload">Upload a file</a>
+      </p>
+      <section class="card">
+        ${
+          opts.imports.length === 0
+            ? html`<p class="muted">No imports yet.</p>`
+            : html`<div class="table-wrap">
+                <table id="imports">
+                  <thead>
+                    <tr>
+                      <th scope="col">File</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Rows done</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Failed</th>
+                      <th scope="col" class="opt">Uploaded</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${rows}
+                  </tbody>
+                </table>
+              </div>`
+        }
+      </section>`,
+  });
+}
+
+export function importPage(opts: {
+  user: User;
+  flash?: Flash;
+  imp: ImportView;
+  templateName: string | undefined;
+  csrf: string;
+}): string {
+  const i = opts.imp;
+  const final = FINAL.has(i.state);
+  const base = `/dashboard/imports/${i.id}`;
+  return page({
+    title: `Import ${i.fileName}`,
+    section: 'certificates',
+    user: opts.user,
+    body: html`<h1>Import of <bdi>${i.fileName}</bdi></h1>
+      ${notice(opts.flash)}
+      <section class="card" ${final ? '' : html`data-import-progress="${base}/progress.json"`}>
+        <p>
+          ${stateBadge(i.state)} from <bdi>${opts.templateName ?? 'an archived template'}</bdi>, uploaded
+          ${dateTime(i.createdAt)}
+        </p>
+        <label for="import-bar">Rows done</label>
+        <progress
+          id="import-bar"
+          role="progressbar"
+          aria-label="Rows done"
+          aria-valuemin="0"
+          aria-valuenow="${i.done}"
+          aria-valuemax="${i.rows}"
+          value="${i.done}"
+          max="${i.rows}"
+        ></progress>
+        <dl class="facts" aria-live="polite">
+          <dt>Rows done</dt>
+          <dd>
+            <span id="import-done">${i.done.toLocaleString('en-US')}</span> of
+            ${i.rows.toLocaleString('en-US')}
+          </dd>
+          <dt>Created</dt>
+          <dd id="import-created">${i.created.toLocaleString('en-US')}</dd>
+          <dt>Failed</dt>
+          <dd id="import-failed">${i.failed.toLocaleString('en-US')}</dd>
+          <dt>Rows per second</dt>
+          <dd id="import-rate">
+            ${i.rowsPerSecond === null ? '–' : i.rowsPerSecond.toLocaleString('en-US')}
+          </dd>
+          <dt>Time left</dt>
+          <dd id="import-left">${final ? '–' : duration(i.secondsLeft)}</dd>
+        </dl>
+        ${i.error ? html`<div class="notice error" role="alert">${i.error}</div>` : ''}
+      </section>
+      <div class="actions">
+        <a class="button" href="${base}/results.csv" download>Download the results (CSV)</a>
+        ${
+          i.created > 0
+            ? html`<a class="button secondary" id="download-zip" href="${base}/pdfs.zip" download
+                >Download PDFs (ZIP)</a
+              >`
+            : ''
+        }
+        ${
+          final
+            ? ''
+            : html`<form method="post" action="${base}/cancel">
+                ${csrfField(opts.csrf)}
+                <button type="submit" class="secondary" id="cancel-import">Cancel the import</button>
+              </form>`
+        }
+        <a class="button secondary" href="/dashboard/imports">All imports</a>
+      </div>`,
+  });
+}

@@ -1,0 +1,584 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+// The studio's script and pdf.js (npm pdfjs-dist, served by the service itself: no CDN). The
+// URLs carry the content's digest or pdf.js's version, so they are cached for a year. The script
+// runs under the dashboard's CSP: nothing inline, no eval (pdf.js runs with isEvalSupported off).
+
+const require = createRequire(import.meta.url);
+const PDFJS_PACKAGE = require.resolve('pdfjs-dist/package.json');
+const PDFJS_VERSION = (require('pdfjs-dist/package.json') as { version: string }).version;
+
+function pdfjsFile(name: string) {
+  let bytes: Promise<Buffer> | undefined;
+  return {
+    path: `/dashboard/assets/pdfjs/${PDFJS_VERSION}/${name}`,
+    body: () => (bytes ??= readFile(path.join(path.dirname(PDFJS_PACKAGE), 'build', name))),
+  };
+}
+
+export const PDFJS_FILES = { main: pdfjsFile('pdf.min.mjs'), worker: pdfjsFile('pdf.worker.min.mjs') };
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+// Runs in the browser, on the editor page only (its body is sent as the script).
+function studio(): void {
+  const root = document.getElementById('studio');
+  const textarea = document.getElementById('design-json') as HTMLTextAreaElement | null;
+  if (!root || !textarea) return;
+  const area = root.querySelector('[data-testid="design-canvas"]') as HTMLElement;
+  const status = document.getElementById('studio-status') as HTMLElement;
+  const csrf = (document.querySelector('#design-form input[name=_csrf]') as HTMLInputElement).value;
+  const fonts = (root.dataset.fonts ?? 'sans').split(',');
+  let design: any = JSON.parse(textarea.value);
+  let selected = -1;
+  const undoStack: string[] = [];
+  const redoStack: string[] = [];
+  const SNAP = 2;
+  // Set once the upload helper exists (below); the image properties use it.
+  let replaceImage: (e: any, file: File) => Promise<void> = async () => undefined;
+
+  root.querySelectorAll<HTMLElement>('[hidden]').forEach((el) => (el.hidden = false));
+  area.querySelector('iframe')?.remove();
+  const canvas = document.createElement('canvas');
+  canvas.className = 'design-pdf';
+  canvas.setAttribute('aria-hidden', 'true');
+  const layer = document.createElement('div');
+  layer.className = 'design-layer';
+  area.append(canvas, layer);
+
+  const pdfjsReady: Promise<any> = import(root.dataset.pdfjs as string).then((m: any) => {
+    m.GlobalWorkerOptions.workerSrc = root.dataset.pdfjsWorker;
+    return m;
+  });
+
+  const $ = <T extends Element>(sel: string) => root.querySelector(sel) as T;
+  const scale = () => area.clientWidth / design.page.width;
+  const pct = (v: number, of: number) => `${(v / of) * 100}%`;
+  const round = (v: number) => Math.round(v * 10) / 10;
+
+  function boxOf(e: any): { x: number; y: number; w: number; h: number } {
+    if (e.type === 'qr') return { x: e.x, y: e.y, w: e.size, h: e.size };
+    if (e.type === 'text') return { x: e.x, y: e.y, w: e.width, h: (e.size ?? 14) * 1.164 };
+    return { x: e.x, y: e.y, w: e.width, h: e.height };
+  }
+
+  function describe(e: any, i: number): string {
+    if (e.type === 'text') return `${i + 1}. Text: ${e.text}`;
+    if (e.type === 'qr') return `${i + 1}. QR code`;
+    if (e.type === 'image') return `${i + 1}. Image`;
+    return `${i + 1}. Rectangle`;
+  }
+
+  // Every change goes through here: one undo step, then the JSON, the boxes and the preview follow.
+  function commit(change: () => void, before = JSON.stringify(design)) {
+    change();
+    // The same value again (a colour picker's input then change): no step to undo.
+    if (JSON.stringify(design) === before) return;
+    undoStack.push(before);
+    if (undoStack.length > 200) undoStack.shift();
+    redoStack.length = 0;
+    changed();
+  }
+
+  function changed() {
+    textarea!.value = JSON.stringify(design, null, 2);
+    if (selected >= design.elements.length) selected = design.elements.length - 1;
+    $<HTMLButtonElement>('[data-action=undo]').disabled = undoStack.length === 0;
+    $<HTMLButtonElement>('[data-action=redo]').disabled = redoStack.length === 0;
+    $<HTMLButtonElement>('[data-action=delete]').disabled = selected < 0;
+    $<HTMLButtonElement>('[data-action=duplicate]').disabled = selected < 0;
+    $<HTMLButtonElement>('[data-action=remove-background]').disabled = !design.background?.image;
+    area.style.aspectRatio = `${design.page.width} / ${design.page.height}`;
+    drawBoxes();
+    drawOutline();
+    drawProps();
+    drawFields();
+    schedule();
+  }
+
+  function history(from: string[], to: string[]) {
+    const state = from.pop();
+    if (state === undefined) return;
+    to.push(JSON.stringify(design));
+    design = JSON.parse(state);
+    changed();
+  }
+
+  // The preview: the service renders the design being edited; pdf.js draws its page.
+  let timer: number | undefined;
+  let seq = 0;
+  function schedule() {
+    clearTimeout(timer);
+    timer = window.setTimeout(render, 40);
+  }
+
+  function sample() {
+    const data: Record<string, string> = {};
+    root!.querySelectorAll<HTMLInputElement>('[data-sample-field]').forEach((input) => {
+      data[input.dataset.sampleField as string] = input.value;
+    });
+    return { recipientName: $<HTMLInputElement>('[data-sample-name]').value, data };
+  }
+
+  async function render() {
+    const mine = ++seq;
+    area.dataset.state = 'rendering';
+    try {
+      const res = await fetch(root!.dataset.previewUrl as string, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify({ design, sample: sample() }),
+      });
+      if (mine !== seq) return;
+      if (!res.ok) {
+        const page = new DOMParser().parseFromString(await res.text(), 'text/html');
+        const message = page.getElementById('error-message')?.textContent ?? `error ${res.status}`;
+        status.textContent = `The preview cannot be drawn: ${message}`;
+        area.dataset.state = 'error';
+        return;
+      }
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const pdfjs = await pdfjsReady;
+      const doc = await pdfjs.getDocument({ data: bytes, isEvalSupported: false }).promise;
+      const page = await doc.getPage(1);
+      const viewport = page.getViewport({ scale: scale() * (window.devicePixelRatio || 1) });
+      const off = document.createElement('canvas');
+      off.width = Math.ceil(viewport.width);
+      off.height = Math.ceil(viewport.height);
+      await page.render({ canvas: off, canvasContext: off.getContext('2d'), viewport }).promise;
+      void doc.destroy();
+      if (mine !== seq) return;
+      canvas.width = off.width;
+      canvas.height = off.height;
+      canvas.getContext('2d')!.drawImage(off, 0, 0);
+      status.textContent = '';
+      area.dataset.state = 'ready';
+      area.dataset.rendered = String(mine);
+    } catch (err) {
+      if (mine !== seq) return;
+      status.textContent = `The preview cannot be drawn: ${(err as Error).message}`;
+      area.dataset.state = 'error';
+    }
+  }
+
+  function select(i: number) {
+    selected = i;
+    changedSelection();
+  }
+
+  function changedSelection() {
+    $<HTMLButtonElement>('[data-action=delete]').disabled = selected < 0;
+    $<HTMLButtonElement>('[data-action=duplicate]').disabled = selected < 0;
+    drawBoxes();
+    drawOutline();
+    drawProps();
+  }
+
+  // Snaps a moved box to the page centre and to the other elements' edges, within SNAP points.
+  function snap(i: number, x: number, y: number, w: number, h: number) {
+    const xs: number[] = [design.page.width / 2 - w / 2];
+    const ys: number[] = [design.page.height / 2 - h / 2];
+    design.elements.forEach((other: any, j: number) => {
+      if (j === i) return;
+      const b = boxOf(other);
+      xs.push(b.x, b.x + b.w - w, b.x + b.w, b.x - w);
+      ys.push(b.y, b.y + b.h - h, b.y + b.h, b.y - h);
+    });
+    const near = (v: number, list: number[]) => list.find((c) => Math.abs(c - v) < SNAP) ?? v;
+    return { x: Math.max(0, round(near(x, xs))), y: Math.max(0, round(near(y, ys))) };
+  }
+
+  function drawBoxes() {
+    layer.replaceChildren();
+    const { width: pw, height: ph } = design.page;
+    design.elements.forEach((e: any, i: number) => {
+      const b = boxOf(e);
+      const box = document.createElement('div');
+      box.className = `design-element${i === selected ? ' selected' : ''}`;
+      box.dataset.testid = 'design-element';
+      box.setAttribute('data-testid', 'design-element');
+      box.dataset.elementIndex = String(i);
+      box.tabIndex = 0;
+      box.setAttribute('role', 'button');
+      box.setAttribute('aria-label', describe(e, i));
+      box.setAttribute('aria-pressed', String(i === selected));
+      box.style.left = pct(b.x, pw);
+      box.style.top = pct(b.y, ph);
+      box.style.width = pct(b.w, pw);
+      box.style.height = pct(b.h, ph);
+      box.addEventListener('pointerdown', (ev) => startDrag(ev, i, 'move'));
+      box.addEventListener('focus', () => {
+        if (selected === i) return;
+        select(i);
+        (layer.children[i] as HTMLElement | undefined)?.focus();
+      });
+      if (i === selected) {
+        const handle = document.createElement('div');
+        handle.className = 'design-handle';
+        handle.setAttribute('aria-hidden', 'true');
+        handle.addEventListener('pointerdown', (ev) => startDrag(ev, i, 'resize'));
+        box.append(handle);
+      }
+      layer.append(box);
+    });
+  }
+
+  function startDrag(ev: PointerEvent, i: number, mode: 'move' | 'resize') {
+    ev.preventDefault();
+    ev.stopPropagation();
+    const before = JSON.stringify(design);
+    if (selected !== i) select(i);
+    const e = design.elements[i];
+    const start = { px: ev.clientX, py: ev.clientY, ...boxOf(e) };
+    let moved = false;
+    const move = (m: PointerEvent) => {
+      const dx = (m.clientX - start.px) / scale();
+      const dy = (m.clientY - start.py) / scale();
+      if (!moved && Math.abs(dx) + Math.abs(dy) < 0.5) return;
+      moved = true;
+      if (mode === 'move') {
+        const p = snap(i, start.x + dx, start.y + dy, start.w, start.h);
+        e.x = p.x;
+        e.y = p.y;
+      } else if (e.type === 'qr') {
+        e.size = Math.min(600, Math.max(36, round(start.w + Math.max(dx, dy))));
+      } else {
+        e.width = Math.max(1, round(start.w + dx));
+        if (e.type !== 'text') e.height = Math.max(0.5, round(start.h + dy));
+      }
+      drawBoxes();
+    };
+    const up = () => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      if (moved) commit(() => undefined, before);
+      (layer.children[i] as HTMLElement | undefined)?.focus();
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  }
+
+  function drawOutline() {
+    const list = document.getElementById('studio-outline')!;
+    list.replaceChildren(
+      ...design.elements.map((e: any, i: number) => {
+        const li = document.createElement('li');
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'link';
+        b.textContent = describe(e, i).replace(/^\d+\. /, '');
+        if (i === selected) b.setAttribute('aria-current', 'true');
+        b.addEventListener('click', () => select(i));
+        li.append(b);
+        return li;
+      }),
+    );
+  }
+
+  function input(label: string, value: string, type: string, onChange: (v: string) => void, extra: any = {}) {
+    const id = `prop-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+    const wrap = document.createElement('div');
+    const l = document.createElement('label');
+    l.htmlFor = id;
+    l.textContent = label;
+    let field: HTMLInputElement | HTMLSelectElement;
+    if (type === 'select') {
+      const s = document.createElement('select');
+      for (const option of extra.options as string[]) s.append(new Option(option, option));
+      field = s;
+    } else {
+      const i = document.createElement('input');
+      i.type = type;
+      Object.assign(i, extra);
+      field = i;
+    }
+    field.id = id;
+    field.value = value;
+    field.addEventListener('change', () => onChange(field.value));
+    // A colour picker says 'input' as it moves; its 'change' may never come from a script.
+    if (type === 'color') field.addEventListener('input', () => onChange(field.value));
+    wrap.append(l, field);
+    return wrap;
+  }
+
+  function numberProp(e: any, key: string, label: string, min = 0) {
+    return input(
+      label,
+      String(e[key] ?? ''),
+      'number',
+      (v) => {
+        const n = Number(v);
+        if (v === '' && key === 'minSize') commit(() => delete e.minSize);
+        else if (Number.isFinite(n) && n >= min) commit(() => (e[key] = n));
+      },
+      { step: 'any', min: String(min) },
+    );
+  }
+
+  function colorProp(e: any, key: string, label: string, fallback: string) {
+    return input(label, (e[key] ?? fallback).toLowerCase(), 'color', (v) =>
+      commit(() => (e[key] = v.toUpperCase())),
+    );
+  }
+
+  function drawProps() {
+    const panel = document.getElementById('studio-props')!;
+    const e = design.elements[selected];
+    if (!e) {
+      panel.innerHTML = '<p class="muted small">Select an element on the page or in the list.</p>';
+      return;
+    }
+    const parts: HTMLElement[] = [];
+    if (e.type === 'text') {
+      parts.push(input('Text', e.text, 'text', (v) => v && commit(() => (e.text = v)), { dir: 'auto' }));
+      const placeholders = [
+        'recipient.name',
+        'certificate.issuedAt',
+        'certificate.uniqueCode',
+        'certificate.verificationUrl',
+        ...design.fields.map((f: any) => `data.${f.key}`),
+      ];
+      const pick = input('Placeholder', placeholders[0]!, 'select', () => undefined, {
+        options: placeholders,
+      });
+      const insert = document.createElement('button');
+      insert.type = 'button';
+      insert.className = 'secondary';
+      insert.textContent = 'Insert placeholder';
+      insert.addEventListener('click', () => {
+        const which = (pick.querySelector('select') as HTMLSelectElement).value;
+        commit(() => (e.text = `${e.text}{{${which}}}`));
+      });
+      parts.push(pick, insert);
+      parts.push(
+        input('Font', e.font ?? 'sans', 'select', (v) => commit(() => (e.font = v)), { options: fonts }),
+      );
+      parts.push(numberProp(e, 'size', 'Size (pt)', 4));
+      parts.push(colorProp(e, 'color', 'Colour', '#000000'));
+      parts.push(
+        input('Alignment', e.align ?? 'left', 'select', (v) => commit(() => (e.align = v)), {
+          options: ['left', 'center', 'right'],
+        }),
+      );
+      parts.push(numberProp(e, 'minSize', 'Shrink to fit down to (pt)', 4));
+    }
+    parts.push(numberProp(e, 'x', 'X (pt)'), numberProp(e, 'y', 'Y (pt)'));
+    if (e.type === 'qr')
+      parts.push(numberProp(e, 'size', 'Size (pt)', 36), colorProp(e, 'color', 'Colour', '#000000'));
+    else parts.push(numberProp(e, 'width', 'Width (pt)', 0.1));
+    if (e.type === 'rect' || e.type === 'image') parts.push(numberProp(e, 'height', 'Height (pt)', 0.1));
+    if (e.type === 'image') {
+      const picker = input('Replace image', '', 'file', () => undefined, { accept: 'image/png,image/jpeg' });
+      const field = picker.querySelector('input') as HTMLInputElement;
+      field.addEventListener('change', () => field.files?.[0] && void replaceImage(e, field.files[0]));
+      parts.push(picker);
+    }
+    if (e.type === 'rect')
+      parts.push(colorProp(e, 'fill', 'Fill', '#ffffff'), colorProp(e, 'stroke', 'Outline', '#000000'));
+    panel.replaceChildren(...parts);
+  }
+
+  function drawFields() {
+    const panel = document.getElementById('studio-fields')!;
+    panel.replaceChildren(
+      ...design.fields.map((f: any, i: number) => {
+        const row = document.createElement('fieldset');
+        const legend = document.createElement('legend');
+        legend.textContent = `Field ${i + 1}`;
+        const key = input(`Key of field ${i + 1}`, f.key, 'text', (v) => commit(() => (f.key = v)));
+        const label = input(`Label of field ${i + 1}`, f.label, 'text', (v) => commit(() => (f.label = v)));
+        const req = document.createElement('label');
+        req.className = 'check';
+        const box = document.createElement('input');
+        box.type = 'checkbox';
+        box.checked = f.required;
+        box.addEventListener('change', () => commit(() => (f.required = box.checked)));
+        req.append(box, ` Required`);
+        const remove = document.createElement('button');
+        remove.type = 'button';
+        remove.className = 'secondary';
+        remove.textContent = `Remove field ${i + 1}`;
+        remove.addEventListener('click', () => commit(() => design.fields.splice(i, 1)));
+        row.append(legend, key, label, req, remove);
+        return row;
+      }),
+    );
+    // The sample panel follows the fields: one input per field, labelled by its label.
+    const holder = document.getElementById('sample-fields')!;
+    // Typed values and the default shown as placeholder stay with their field's key.
+    const kept: Record<string, string> = {};
+    const shown: Record<string, string> = {};
+    holder.querySelectorAll<HTMLInputElement>('[data-sample-field]').forEach((i) => {
+      kept[i.dataset.sampleField!] = i.value;
+      shown[i.dataset.sampleField!] = i.placeholder;
+    });
+    holder.replaceChildren(
+      ...design.fields.flatMap((f: any) => {
+        const l = document.createElement('label');
+        l.htmlFor = `sample-${f.key}`;
+        l.textContent = f.label;
+        const i = document.createElement('input');
+        i.type = 'text';
+        i.id = `sample-${f.key}`;
+        i.name = `data.${f.key}`;
+        i.dir = 'auto';
+        i.dataset.sampleField = f.key;
+        i.value = kept[f.key] ?? '';
+        i.placeholder = shown[f.key] ?? '';
+        i.addEventListener('input', schedule);
+        return [l, i];
+      }),
+    );
+  }
+
+  const add: Record<string, () => any> = {
+    'add-text': () => ({ type: 'text', text: 'New text', x: 40, y: 40, width: 300, size: 18 }),
+    'add-rect': () => ({ type: 'rect', x: 40, y: 40, width: 200, height: 2, fill: '#1F2937' }),
+    'add-qr': () => ({ type: 'qr', x: 40, y: 40, size: 72 }),
+  };
+
+  root.addEventListener('click', (ev) => {
+    const action = (ev.target as HTMLElement).closest<HTMLElement>('[data-action]')?.dataset.action;
+    if (!action) return;
+    if (action === 'undo') history(undoStack, redoStack);
+    else if (action === 'redo') history(redoStack, undoStack);
+    else if (add[action]) {
+      commit(() => design.elements.push(add[action]!()));
+      select(design.elements.length - 1);
+    } else if (action === 'delete' && selected >= 0) {
+      commit(() => design.elements.splice(selected, 1));
+      select(-1);
+    } else if (action === 'duplicate' && selected >= 0) {
+      const copy = JSON.parse(JSON.stringify(design.elements[selected]));
+      copy.x += 10;
+      copy.y += 10;
+      commit(() => design.elements.push(copy));
+      select(design.elements.length - 1);
+    } else if (action === 'remove-background') {
+      commit(() => {
+        delete design.background?.image;
+      });
+    } else if (action === 'add-field') {
+      let n = design.fields.length + 1;
+      while (design.fields.some((f: any) => f.key === `field${n}`)) n++;
+      commit(() => design.fields.push({ key: `field${n}`, label: `Field ${n}`, required: false }));
+    }
+  });
+
+  $<HTMLSelectElement>('[data-action=page-size]').value = `${design.page.width}x${design.page.height}`;
+  $<HTMLSelectElement>('[data-action=page-size]').addEventListener('change', (ev) => {
+    const [w, h] = (ev.target as HTMLSelectElement).value.split('x').map(Number);
+    commit(() => (design.page = { width: w, height: h }));
+  });
+  $<HTMLInputElement>('[data-action=background]').addEventListener('change', (ev) => {
+    const color = (ev.target as HTMLInputElement).value.toUpperCase();
+    commit(() => (design.background = { ...(design.background ?? {}), color }));
+  });
+  textarea.addEventListener('change', () => {
+    try {
+      const parsed = JSON.parse(textarea.value);
+      commit(() => (design = parsed));
+    } catch {
+      status.textContent = 'The JSON is not valid: the visual editor keeps the last valid design.';
+    }
+  });
+  $<HTMLInputElement>('[data-sample-name]').addEventListener('input', schedule);
+
+  // Uploads: the service checks and decodes the file and answers its data URL; the design takes it
+  // like any other change (undo works). A refusal is said under the page, and nothing changes.
+  async function upload(file: File, kind: string) {
+    const body = new FormData();
+    body.append('_csrf', csrf);
+    body.append('kind', kind === 'font' ? 'font' : 'image');
+    body.append('file', file);
+    const res = await fetch(`${root!.dataset.previewUrl!.replace(/preview\.pdf$/, '')}uploads`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      body,
+    });
+    if (!res.ok) {
+      const page = new DOMParser().parseFromString(await res.text(), 'text/html');
+      status.textContent = `Not added: ${page.getElementById('error-message')?.textContent ?? `error ${res.status}`}`;
+      area.dataset.upload = 'refused';
+      return undefined;
+    }
+    area.dataset.upload = 'done';
+    return (await res.json()) as { src: string; width?: number; height?: number };
+  }
+  replaceImage = async (e: any, file: File) => {
+    const up = await upload(file, 'image');
+    if (up) commit(() => (e.src = up.src));
+  };
+
+  root.querySelectorAll<HTMLInputElement>('input[data-upload]').forEach((picker) => {
+    picker.addEventListener('change', async () => {
+      const file = picker.files?.[0];
+      if (!file) return;
+      const kind = picker.dataset.upload as string;
+      picker.value = '';
+      const up = await upload(file, kind);
+      if (!up) return;
+      if (kind === 'background') {
+        commit(() => (design.background = { ...(design.background ?? {}), image: up.src }));
+      } else if (kind === 'font') {
+        let n = (design.fonts ?? []).length + 1;
+        while ((design.fonts ?? []).some((f: any) => f.name === `font-${n}`)) n++;
+        fonts.push(`font-${n}`);
+        commit(() => (design.fonts = [...(design.fonts ?? []), { name: `font-${n}`, src: up.src }]));
+      } else {
+        const width = Math.min(200, up.width ?? 200);
+        const height = round((width * (up.height ?? 1)) / (up.width ?? 1));
+        commit(() => design.elements.push({ type: 'image', src: up.src, x: 40, y: 40, width, height }));
+        select(design.elements.length - 1);
+      }
+    });
+  });
+
+  // Keyboard: arrows nudge the selected element (Shift: 10 pt), Delete removes it, Ctrl+Z and
+  // Ctrl+Shift+Z undo and redo (outside text inputs, which keep their own).
+  document.addEventListener('keydown', (ev) => {
+    const typing = (ev.target as HTMLElement).closest('input, textarea, select');
+    if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === 'z' && !typing) {
+      ev.preventDefault();
+      if (ev.shiftKey) history(redoStack, undoStack);
+      else history(undoStack, redoStack);
+      return;
+    }
+    if (typing || selected < 0 || !(ev.target as HTMLElement).closest('.design-canvas')) return;
+    const step = ev.shiftKey ? 10 : 1;
+    const e = design.elements[selected];
+    const moves: Record<string, [number, number]> = {
+      ArrowLeft: [-step, 0],
+      ArrowRight: [step, 0],
+      ArrowUp: [0, -step],
+      ArrowDown: [0, step],
+    };
+    const m = moves[ev.key];
+    if (m) {
+      ev.preventDefault();
+      commit(() => {
+        e.x = Math.max(0, round(e.x + m[0]));
+        e.y = Math.max(0, round(e.y + m[1]));
+      });
+      (layer.children[selected] as HTMLElement | undefined)?.focus();
+    } else if (ev.key === 'Delete' || ev.key === 'Backspace') {
+      ev.preventDefault();
+      commit(() => design.elements.splice(selected, 1));
+      select(-1);
+    }
+  });
+  new ResizeObserver(() => schedule()).observe(area);
+  changed();
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+const STUDIO = `(${studio.toString()})();`;
+
+export const STUDIO_JS = {
+  path: '/dashboard/assets/studio.js',
+  body: STUDIO,
+  version: createHash('sha256').update(STUDIO).digest('hex').slice(0, 16),
+};

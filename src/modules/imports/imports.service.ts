@@ -1,0 +1,209 @@
+import { stringify } from 'csv-stringify/sync';
+import type { Db } from '../../platform/db/db.js';
+import { NotFoundError, type Issue } from '../../platform/errors.js';
+import { uuidv7 } from '../../platform/ids.js';
+import type { Principal } from '../../platform/principal.js';
+import { verificationUrl } from '../certificates/certificate.view.js';
+import type { BatchItem, IssueService } from '../certificates/issue.service.js';
+import * as repo from './imports.repository.js';
+import { issueText, spreadsheetCell, type CsvRow } from './recipients-csv.js';
+
+// Large imports (decisions section 20): a CSV's rows stored as a durable job, issued by any
+// instance's workers a chunk at a time, each chunk in one transaction with its rows' results.
+
+export const MAX_IMPORT_ROWS = 50_000;
+export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
+/** Rows issued per transaction: one batch of the API's size. */
+export const CHUNK_ROWS = 500;
+
+export interface ImportView {
+  id: string;
+  templateId: string;
+  fileName: string;
+  state: repo.ImportState;
+  rows: number;
+  done: number;
+  created: number;
+  failed: number;
+  error: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** Rows per second since the first chunk started; null before. */
+  rowsPerSecond: number | null;
+  /** Seconds left at that rate, while running. */
+  secondsLeft: number | null;
+}
+
+function view(row: repo.ImportRow, now: Date): ImportView {
+  const end = row.finished_at ?? now;
+  const seconds = row.started_at ? Math.max(0.001, (end.getTime() - row.started_at.getTime()) / 1000) : 0;
+  const rate = row.started_at && row.done_rows > 0 ? row.done_rows / seconds : null;
+  const running = row.state === 'running' || row.state === 'queued';
+  return {
+    id: row.id,
+    templateId: row.template_id,
+    fileName: row.file_name,
+    state: row.state,
+    rows: row.rows,
+    done: row.done_rows,
+    created: row.created,
+    failed: row.failed,
+    error: row.error,
+    createdAt: row.created_at.toISOString(),
+    startedAt: row.started_at?.toISOString() ?? null,
+    finishedAt: row.finished_at?.toISOString() ?? null,
+    rowsPerSecond: rate === null ? null : Math.round(rate * 10) / 10,
+    secondsLeft: running && rate ? Math.ceil((row.rows - row.done_rows) / rate) : null,
+  };
+}
+
+function reasonOf(item: Extract<BatchItem, { status: 'failed' }>): string {
+  const issues = (item.error.details?.issues as Issue[] | undefined) ?? [];
+  return issues.length > 0 ? issues.map(issueText).join('; ') : item.error.message;
+}
+
+const RESULT_HEADER = [
+  'row',
+  'name',
+  'email',
+  'status',
+  'certificate_id',
+  'unique_code',
+  'verification_url',
+  'reason',
+];
+
+export function createImportsService(deps: {
+  db: Db;
+  issue: IssueService;
+  /** The account acting (for the quota and plan), as the dashboard builds it. */
+  principalOf: (accountId: string, importId: string) => Promise<Principal>;
+  publicBaseUrl: string;
+  now: () => Date;
+  /** Told when a job is created, so this process's worker starts at once. */
+  onCreated?: () => void;
+}) {
+  const { db } = deps;
+
+  return {
+    async create(input: {
+      accountId: string;
+      templateId: string;
+      fileName: string;
+      createdBy: string;
+      rows: CsvRow[];
+    }): Promise<ImportView> {
+      const id = uuidv7();
+      await db.transaction((tx) =>
+        repo.insertImport(tx, {
+          id,
+          accountId: input.accountId,
+          templateId: input.templateId,
+          fileName: input.fileName,
+          createdBy: input.createdBy,
+          rows: input.rows.map((r) => ({ line: r.line, ...r.recipient })),
+          chunkSize: CHUNK_ROWS,
+        }),
+      );
+      deps.onCreated?.();
+      return view((await repo.findImport(db, input.accountId, id))!, deps.now());
+    },
+
+    async get(accountId: string, id: string): Promise<ImportView> {
+      const row = await repo.findImport(db, accountId, id);
+      if (!row) throw new NotFoundError('Import');
+      return view(row, deps.now());
+    },
+
+    async list(accountId: string): Promise<ImportView[]> {
+      const now = deps.now();
+      return (await repo.listImports(db, accountId, 100)).map((r) => view(r, now));
+    },
+
+    async cancel(accountId: string, id: string): Promise<ImportView> {
+      const row = await repo.findImport(db, accountId, id);
+      if (!row) throw new NotFoundError('Import');
+      await repo.cancelImport(db, accountId, id);
+      return view((await repo.findImport(db, accountId, id))!, deps.now());
+    },
+
+    // Claims the next chunk of any import (or of `importId`) and issues it, all in one transaction;
+    // false when there is nothing to do.
+    async runChunk(importId?: string): Promise<boolean> {
+      let failure: { importId: string; error: string } | undefined;
+      const worked = await db.transaction(async (tx) => {
+        const chunk = await repo.claimChunk(tx, importId);
+        if (!chunk) return false;
+        const rows = await repo.chunkRows(tx, chunk);
+        const principal = await deps.principalOf(chunk.accountId, chunk.importId);
+        let outcome;
+        try {
+          outcome = await deps.issue.issueBatch(
+            principal,
+            chunk.templateId,
+            rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+            { tx },
+          );
+        } catch (err) {
+          if (err instanceof NotFoundError) {
+            failure = {
+              importId: chunk.importId,
+              error: 'The template was archived or deleted during the import',
+            };
+            return true;
+          }
+          throw err;
+        }
+        const results: repo.RowResult[] = outcome.results.map((item, i) =>
+          item.status === 'created'
+            ? {
+                rowNo: rows[i]!.rowNo,
+                status: 'created',
+                certificateId: item.certificate.id,
+                uniqueCode: item.certificate.uniqueCode,
+              }
+            : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
+        );
+        await repo.finishChunk(tx, chunk, results);
+        return true;
+      });
+      if (failure) await repo.failImport(db, failure.importId, failure.error);
+      return worked;
+    },
+
+    // The per-row results as CSV, read a page at a time (nothing held whole in memory).
+    async *resultsCsv(accountId: string, id: string): AsyncGenerator<string> {
+      const imp = await repo.findImport(db, accountId, id);
+      if (!imp) throw new NotFoundError('Import');
+      yield '\uFEFF' + stringify([RESULT_HEADER]);
+      for (let after = 0; ;) {
+        const page = await repo.resultRows(db, id, after, 2_000);
+        if (page.length === 0) return;
+        after = page.at(-1)!.row_no;
+        yield stringify(
+          page.map((r) =>
+            [
+              r.line,
+              r.name,
+              r.email,
+              r.status ??
+                (imp.state === 'cancelled' ? 'cancelled' : imp.state === 'failed' ? 'failed' : 'pending'),
+              r.certificate_id,
+              r.unique_code,
+              r.unique_code ? verificationUrl(deps.publicBaseUrl, r.unique_code) : null,
+              r.reason ?? (r.status === null && imp.state === 'failed' ? imp.error : null),
+            ].map(spreadsheetCell),
+          ),
+        );
+      }
+    },
+
+    async createdIds(accountId: string, id: string): Promise<string[]> {
+      if (!(await repo.findImport(db, accountId, id))) throw new NotFoundError('Import');
+      return repo.createdIds(db, id);
+    },
+  };
+}
+
+export type ImportsService = ReturnType<typeof createImportsService>;
