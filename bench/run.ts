@@ -10,6 +10,7 @@ const benches: [string, ...string[]][] = [
   ['pdf-cpu.bench.js'],
   ['typst.bench.js'],
   ['credential.bench.js'],
+  ['signed-cpu.bench.js'],
   ['issue.bench.js'],
   ['email.bench.js'],
   ['studio.bench.js'],

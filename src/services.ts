@@ -112,7 +112,7 @@ export function createServices(deps: ServiceDeps) {
     certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, credentials }),
     issue,
     imports,
-    verify: createVerifyService({ db: deps.db, publicBaseUrl }),
+    verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
     users: createUsersService(deps),
     emails: createEmailsService(deps),
     // The server starts the PDF workers at boot so that the first request does not pay for it.
@@ -143,6 +143,7 @@ export function createServices(deps: ServiceDeps) {
         publicBaseUrl,
         logger: deps.logger,
         options: config.email,
+        now: deps.now,
         onOutcome: (outcome) => metrics.emailOutcomes.inc({ outcome }),
       });
       return {

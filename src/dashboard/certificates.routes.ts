@@ -13,7 +13,7 @@ import { parseRecipientsCsv } from '../modules/imports/recipients-csv.js';
 import { MAX_IMPORT_ROWS } from '../modules/imports/imports.service.js';
 import type { DashboardDeps } from './deps.js';
 import { form, isUuid, pageNumber, pathId } from './params.js';
-import { findUpload, insertUpload } from './uploads.repository.js';
+import { claimUploadEmail, findUpload, insertUpload } from './uploads.repository.js';
 import { certificatePage, certificatesPage, PER_PAGE } from './pages/certificates.page.js';
 import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
 import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
@@ -91,6 +91,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         emailDelivery: s.principal.emailDelivery,
         signed: credential !== undefined,
         pdfSigner,
+        templateFields: template?.fields,
       }),
     );
   });
@@ -175,6 +176,47 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         setFlash(request, { kind: 'error', text: `Not revoked: ${err.message}` });
       }
       return reply.redirect(`/dashboard/certificates/${id}`, 303);
+    },
+  );
+
+  // Correct and reissue: the same service call as POST /api/v1/certificates/:id/reissue. The data
+  // keys the design does not show are kept; a field left empty is dropped.
+  app.post(
+    '/certificates/:id/reissue',
+    { preHandler: [signIn, app.csrfProtection] },
+    async (request, reply) => {
+      const s = signedIn(request);
+      const id = pathId(request);
+      const fields = form(request);
+      const old = await certificates.get(s.user.accountId, id);
+      const template = await templates.get(s.user.accountId, old.templateId).catch(() => undefined);
+      const oldData = old.data as Record<string, string | number | boolean>;
+      const data = { ...oldData };
+      for (const f of template?.fields ?? []) {
+        const value = (fields[`data.${f.key}`] ?? '').trim();
+        if (value === '') delete data[f.key];
+        else if (String(oldData[f.key] ?? '') !== value) data[f.key] = value;
+      }
+      try {
+        const fresh = await issue.reissue(s.principal, id, {
+          name: fields.name ?? '',
+          email: (fields.email ?? '').trim(),
+          data,
+        });
+        setFlash(request, {
+          kind: 'ok',
+          text: `Reissued: this is the corrected certificate. The old one (${old.uniqueCode}) is revoked and links here.`,
+        });
+        return reply.redirect(`/dashboard/certificates/${fresh.id}`, 303);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+        const detail =
+          err instanceof ValidationError
+            ? err.issues.map((i) => `${i.path.slice(1).join('.')} ${i.message}`).join('; ')
+            : err.message;
+        setFlash(request, { kind: 'error', text: `Not reissued: ${detail}` });
+        return reply.redirect(`/dashboard/certificates/${id}`, 303);
+      }
     },
   );
 
@@ -293,6 +335,10 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
       failed: outcome.failed,
       results: rowResults(rows, outcome),
       expiresAt: new Date(deps.now().getTime() + UPLOAD_KEPT_MS),
+      // A template with emailOnIssue queued them with the issue (each created one has emailCount 1).
+      emailedAt: outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0)
+        ? deps.now()
+        : null,
     });
     // Post/redirect/get: reloading the results never issues the file again.
     return reply.redirect(`/dashboard/certificates/upload/results/${id}`, 303);
@@ -306,8 +352,44 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
 
   app.get('/certificates/upload/results/:id', { preHandler: signIn }, async (request, reply) => {
     const batch = await uploadOf(request);
-    return send(reply, resultsPage({ user: userFrame(request, reply), id: pathId(request), batch }));
+    return send(
+      reply,
+      resultsPage({
+        user: userFrame(request, reply),
+        flash: takeFlash(request),
+        id: pathId(request),
+        batch,
+        emailDelivery: signedIn(request).principal.emailDelivery,
+      }),
+    );
   });
+
+  // "Email all created": the upload's created certificates still Issued, queued at once, once.
+  app.post(
+    '/certificates/upload/results/:id/email',
+    { preHandler: [signIn, app.csrfProtection] },
+    async (request, reply) => {
+      const s = signedIn(request);
+      const id = pathId(request);
+      const batch = await uploadOf(request);
+      const ids = batch.results.flatMap((r) =>
+        r.status === 'created' && r.certificateId ? [r.certificateId] : [],
+      );
+      try {
+        const queued = await emails.sendAll(s.principal, ids, (tx) =>
+          claimUploadEmail(tx, s.user.accountId, id, deps.now()),
+        );
+        setFlash(request, {
+          kind: 'ok',
+          text: `${queued} certificate${queued === 1 ? '' : 's'} queued for email. Each certificate's page shows its send history.`,
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'not_found') throw err;
+        setFlash(request, { kind: 'error', text: `Not emailed: ${err.message}` });
+      }
+      return reply.redirect(`/dashboard/certificates/upload/results/${id}`, 303);
+    },
+  );
 
   app.get('/certificates/upload/results/:id/pdfs.zip', { preHandler: signIn }, async (request, reply) => {
     const batch = await uploadOf(request);

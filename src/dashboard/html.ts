@@ -135,6 +135,10 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+// The pages whose script fetches from the dashboard (the design editor's previews, an import's
+// progress) allow connections to the service itself, and nowhere else.
+export const DASHBOARD_CSP_SELF_CONNECT = DASHBOARD_CSP.replace("connect-src 'none'", "connect-src 'self'");
+
 export const DASHBOARD_HEADERS: Record<string, string> = {
   'Content-Security-Policy': DASHBOARD_CSP,
   'Referrer-Policy': 'same-origin',

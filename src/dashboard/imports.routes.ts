@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { zipStream } from '../platform/zip.js';
 import type { DashboardDeps } from './deps.js';
+import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
 import { pathId } from './params.js';
 import { importPage, importsPage } from './pages/imports.page.js';
 import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
@@ -28,6 +29,8 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
     const { accountId } = signedIn(request).user;
     const imp = await imports.get(accountId, pathId(request));
     const template = await templates.get(accountId, imp.templateId).catch(() => undefined);
+    // Its script polls progress.json.
+    reply.header('Content-Security-Policy', DASHBOARD_CSP_SELF_CONNECT);
     return send(
       reply,
       importPage({

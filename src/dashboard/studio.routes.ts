@@ -7,7 +7,7 @@ import { uploadedFont, uploadedImage } from '../modules/templates/uploads.js';
 import { fontNames } from '../pdf/fonts.js';
 import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
-import { DASHBOARD_CSP } from './html.js';
+import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
 import { editorPage } from './pages/editor.page.js';
 import { confirmArchivePage, galleryPage, historyPage } from './pages/studio.page.js';
 import { form, pathId } from './params.js';
@@ -17,8 +17,6 @@ import { PDFJS_FILES, STUDIO_JS } from './studio-assets.js';
 // The design studio (issue 18, docs/dashboard.md): the gallery of starting designs, the editor,
 // versions, duplicate and archive. Every POST carries the CSRF token; the pages keep the
 // dashboard's CSP, and the editor alone may also fetch its previews from the service ('self').
-
-const EDITOR_CSP = DASHBOARD_CSP.replace("connect-src 'none'", "connect-src 'self'");
 
 function versionParam(request: FastifyRequest): number {
   const { version } = request.params as { version: string };
@@ -109,7 +107,7 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
   ) => {
     const { accountId } = signedIn(request).user;
     const working = await templates.working(accountId, pathId(request));
-    reply.header('Content-Security-Policy', EDITOR_CSP);
+    reply.header('Content-Security-Policy', DASHBOARD_CSP_SELF_CONNECT);
     return editorPage({
       user: userFrame(request, reply),
       flash: extra.error ? { kind: 'error', text: extra.error } : takeFlash(request),

@@ -6,6 +6,8 @@ export interface Upload {
   created: number;
   failed: number;
   results: RowResult[];
+  /** When its certificates were queued for email (email on issue, or "Email all created"). */
+  emailedAt?: Date | null;
 }
 
 export async function insertUpload(
@@ -13,8 +15,8 @@ export async function insertUpload(
   upload: Upload & { id: string; accountId: string; expiresAt: Date },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO dashboard_uploads (id, account_id, template_name, created, failed, results, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
+    `INSERT INTO dashboard_uploads (id, account_id, template_name, created, failed, results, expires_at, emailed_at)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`,
     [
       upload.id,
       upload.accountId,
@@ -23,6 +25,7 @@ export async function insertUpload(
       upload.failed,
       JSON.stringify(upload.results),
       upload.expiresAt,
+      upload.emailedAt ?? null,
     ],
   );
 }
@@ -39,15 +42,36 @@ export async function findUpload(
     created: number;
     failed: number;
     results: RowResult[];
+    emailed_at: Date | null;
   }>(
-    `SELECT template_name, created, failed, results FROM dashboard_uploads
+    `SELECT template_name, created, failed, results, emailed_at FROM dashboard_uploads
      WHERE id = $1 AND account_id = $2 AND expires_at > $3`,
     [id, accountId, now],
   );
   const row = rows[0];
   return (
-    row && { templateName: row.template_name, created: row.created, failed: row.failed, results: row.results }
+    row && {
+      templateName: row.template_name,
+      created: row.created,
+      failed: row.failed,
+      results: row.results,
+      emailedAt: row.emailed_at,
+    }
   );
+}
+
+// Marks the upload emailed, once: false when it was already.
+export async function claimUploadEmail(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE dashboard_uploads SET emailed_at = $3 WHERE id = $1 AND account_id = $2 AND emailed_at IS NULL',
+    [id, accountId, now],
+  );
+  return rowCount === 1;
 }
 
 export async function purgeExpiredUploads(db: Queryable, now: Date): Promise<number> {

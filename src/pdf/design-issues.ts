@@ -1,3 +1,4 @@
+import { parseDuration } from '../platform/duration.js';
 import type { Design } from './design.schema.js';
 import { fontChain, fontNames } from './fonts.js';
 import { imageProblem } from './images.js';
@@ -14,7 +15,7 @@ export { sampleValues } from './sample-values.js';
 // recipient exists. The design is assumed to be valid against the Design schema already.
 
 const known =
-  '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
+  '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.expiresAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
 
 export function designIssues(design: Design): RenderIssue[] {
   const issues: RenderIssue[] = [];
@@ -43,6 +44,25 @@ export function designIssues(design: Design): RenderIssue[] {
       path: ['locale'],
       message: `"${design.locale}" is not a language this service can write dates in (a BCP 47 tag such as en, fr, de-CH, ar-EG)`,
     });
+  }
+
+  if (design.validity !== undefined) {
+    const parsed = parseDuration(design.validity);
+    if (!parsed.ok) issues.push({ path: ['validity'], message: parsed.message });
+  }
+
+  if (design.renewalUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(design.renewalUrl);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' || url.username !== '' || url.password !== '')
+      issues.push({
+        path: ['renewalUrl'],
+        message: 'must be an https:// URL, e.g. https://academy.example/renew',
+      });
   }
 
   if (design.title !== undefined) {

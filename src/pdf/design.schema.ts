@@ -145,6 +145,36 @@ export const Design = Type.Object(
       }),
     ),
     fields: Type.Array(TemplateField, { maxItems: 50 }),
+    validity: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 40,
+        description:
+          'How long a certificate stays valid after its issue: an ISO 8601 duration in years, months, weeks and/or days (P2Y, P6M, P90D). Its expiry is frozen on it at issue; a recipient expiresAt overrides it. Without it certificates do not expire.',
+      }),
+    ),
+    remindBeforeDays: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 3650 }), {
+        minItems: 1,
+        maxItems: 10,
+        uniqueItems: true,
+        description:
+          'Renewal reminders: the recipient is emailed this many whole days before the expiry (e.g. [30, 7]), once each; of the reminders already due at issue only the latest is sent, at once',
+      }),
+    ),
+    renewalUrl: Type.Optional(
+      Type.String({
+        minLength: 9,
+        maxLength: 2000,
+        description: 'An https:// URL where a recipient renews the certificate; linked from the reminders',
+      }),
+    ),
+    emailOnIssue: Type.Optional(
+      Type.Boolean({
+        description:
+          'Every certificate issued from this template is queued for email to its recipient (the PDF attached) in the same transaction as the issue; default false',
+      }),
+    ),
     page: Type.Object(
       {
         width: Type.Number({ minimum: 72, maximum: 5000 }),

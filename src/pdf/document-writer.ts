@@ -57,7 +57,8 @@ export function renderDocument(
     if (value === undefined) {
       issues.push({
         path: refPath(ref),
-        message: ref.source === 'issuedAt' ? 'is not a valid date' : 'is missing',
+        message:
+          ref.source === 'issuedAt' || ref.source === 'expiresAt' ? 'is not a valid date' : 'is missing',
       });
       continue;
     }

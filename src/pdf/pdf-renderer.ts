@@ -31,6 +31,10 @@ export interface PdfRenderer {
 // paying the per-task messaging cost too often.
 const CHUNKS_PER_THREAD = 4;
 const MIN_CHUNK = 8;
+// The V8 young generation of each thread, in MB. Left to V8 (semi-spaces of up to 16 MB), each
+// thread's heap reached 54-80 MB in batches of 500; with this limit 28-43 MB, at the same CPU per
+// batch: what a document allocates is garbage before the next one (docs/benchmarks.md).
+const YOUNG_GENERATION_MB = 12;
 // How long close() waits at most for threads still loading (warming up) before it terminates them.
 const LOAD_WAIT_MS = 5_000;
 
@@ -41,6 +45,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     // The design fonts, shared from the start: the workers warm up with them.
     workerData: { fonts: sharedFontBytes(Object.values(designFaces).map((f) => f.id)) },
   });
@@ -165,7 +170,7 @@ function fallbacksFor(texts: TextFonts[], items: RenderValues[]): string[] {
   for (const { bold, literal, refs } of texts) {
     let text = literal;
     for (const ref of refs) {
-      if (ref.source === 'issuedAt') continue; // drawn as an English date
+      if (ref.source === 'issuedAt' || ref.source === 'expiresAt') continue; // drawn as English dates
       for (const item of items) text += `\n${String(shownValue(ref, item))}`;
     }
     for (const id of fallbackFaceIds(text, bold)) ids.add(id);

@@ -1,6 +1,7 @@
 import { renderDocument } from './document-writer.js';
 import type { RenderIssue, RenderTemplate, RenderValues } from './render-types.js';
 import { parentPort, workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { adoptFontBytes, fontNames } from './fonts.js';
 import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
 
@@ -42,10 +43,10 @@ function compiledFor(template: RenderTask['template']): CompiledTemplate {
   return compiled;
 }
 
-export default function renderTask(task: RenderTask): WorkerOutcome[] {
+export default function renderTask(task: RenderTask) {
   adoptFontBytes(task.fonts);
   const compiled = compiledFor(task.template);
-  return task.items.map((item): WorkerOutcome => {
+  const outcomes = task.items.map((item): WorkerOutcome => {
     // A fresh, exactly sized copy: posting a pooled Buffer would clone its whole backing store.
     if (task.sealable) {
       const result = renderDocument(compiled, item, true);
@@ -57,6 +58,12 @@ export default function renderTask(task: RenderTask): WorkerOutcome[] {
     const result = renderDocument(compiled, item);
     if (!result.ok) return result;
     return { ok: true, pdf: new Uint8Array(result.pdf), sha256: result.sha256 };
+  });
+  // The copies are moved to the main thread, not cloned: no second copy of a batch's PDFs is made
+  // there, and none is left here for the garbage collector.
+  return move({
+    [transferableSymbol]: outcomes.flatMap((o) => (o.ok ? [o.pdf.buffer] : [])),
+    [valueSymbol]: outcomes,
   });
 }
 

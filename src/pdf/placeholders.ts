@@ -2,12 +2,13 @@ import { DATA_KEY_PATTERN } from '../platform/ids.js';
 import type { RenderValues } from './render-types.js';
 
 // Placeholders in design texts: {{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}},
-// {{certificate.uniqueCode}}, {{certificate.verificationUrl}}; whitespace inside the braces is allowed.
+// {{certificate.expiresAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}; whitespace inside the braces is allowed.
 
 export type ValueRef =
   | { source: 'name' }
   | { source: 'data'; key: string }
   | { source: 'issuedAt' }
+  | { source: 'expiresAt' }
   | { source: 'uniqueCode' }
   | { source: 'verificationUrl' };
 
@@ -43,6 +44,8 @@ function refFor(body: string): ValueRef | undefined {
       return { source: 'name' };
     case 'certificate.issuedAt':
       return { source: 'issuedAt' };
+    case 'certificate.expiresAt':
+      return { source: 'expiresAt' };
     case 'certificate.uniqueCode':
       return { source: 'uniqueCode' };
     case 'certificate.verificationUrl':
@@ -149,6 +152,11 @@ export function valueOf(ref: ValueRef, values: RenderValues, locale = 'en'): str
     }
     case 'issuedAt':
       return formatIssuedAt(values.issuedAt, locale);
+    case 'expiresAt':
+      // No expiry prints nothing; an expiry that is not a date is an error like issuedAt's.
+      return values.expiresAt === undefined || values.expiresAt === null
+        ? ''
+        : formatIssuedAt(values.expiresAt, locale);
     case 'uniqueCode':
       return typeof values.uniqueCode === 'string' ? values.uniqueCode : undefined;
     case 'verificationUrl':

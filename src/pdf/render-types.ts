@@ -5,6 +5,8 @@ export type DataValue = string | number | boolean;
 export interface RenderValues {
   recipientName: string;
   issuedAt: string; // ISO 8601
+  /** ISO 8601; null or absent when the certificate does not expire ({{certificate.expiresAt}} prints nothing). */
+  expiresAt?: string | null;
   uniqueCode: string;
   verificationUrl: string;
   data: Record<string, DataValue>;

@@ -1,3 +1,4 @@
+import { addDuration, parseDuration } from '../platform/duration.js';
 import type { Design, TemplateField } from './design.schema.js';
 import type { RenderValues } from './render-types.js';
 
@@ -47,9 +48,13 @@ export const SAMPLE_NAME = 'Zoë Ångström-Łukasiewicz';
 export function sampleValues(design: Design): RenderValues {
   const data: Record<string, string> = {};
   for (const field of design.fields) data[field.key] = sampleFieldValue(field);
+  const now = new Date();
+  const validity = design.validity === undefined ? undefined : parseDuration(design.validity);
   return {
     recipientName: SAMPLE_NAME,
-    issuedAt: new Date().toISOString(),
+    issuedAt: now.toISOString(),
+    // The expiry the template's validity gives; none without one.
+    expiresAt: validity?.ok ? addDuration(now, validity.duration).toISOString() : null,
     uniqueCode: SAMPLE_CODE,
     verificationUrl: `https://certificates.example.com/verify/${SAMPLE_CODE}`,
     data,

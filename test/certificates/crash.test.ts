@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,21 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createDeps, createLogger, type Deps } from '../../src/deps.js';
-import {
-  createTenant,
-  TEST_SIGNING_KEYS_SECRET,
-  testConfig,
-  testDatabaseUrl,
-  type Tenant,
-} from '../helpers/app.js';
+import { createTenant, testConfig, testDatabaseUrl, type Tenant } from '../helpers/app.js';
 import { recipients } from './support.js';
 import { freePort } from '../../src/platform/net.js';
+import { killHard, startServer as startServerProcess } from '../helpers/server-process.js';
 
 // docs/api.md, Certificates: every certificate is committed together with its frozen PDF, also after a crash;
 // and the quota used always equals the certificates that exist. The real server is killed with
 // SIGKILL while batches are in flight, then restarted on the same database.
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const dbName = `certsvc_crash_${process.pid}_${Date.now()}`;
 const adminUrl = testDatabaseUrl();
 const crashUrl = (() => {
@@ -35,49 +29,7 @@ const children = new Set<ChildProcess>();
 let deps: Deps;
 let tenant: Tenant;
 
-async function startServer(
-  port: number,
-): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-  let output = '';
-  const child = spawn(process.execPath, ['bin/certsvc.js', 'serve', '--no-worker'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      SIGNING_KEYS_SECRET: TEST_SIGNING_KEYS_SECRET,
-      DATABASE_URL: crashUrl,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: 'http://certs.test',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: '100000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.stdout!.on('data', (d) => (output += String(d)));
-  child.stderr!.on('data', (d) => (output += String(d)));
-  child.on('exit', () => children.delete(child));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${output}`);
-    const ok = await fetch(`${base}/api/v1/openapi.json`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { child, base, output: () => output };
-    await sleep(100);
-  }
-  throw new Error(`server did not start: ${output}`);
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+const startServer = (port: number) => startServerProcess({ port, databaseUrl: crashUrl, dataDir, children });
 
 before(async () => {
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -26,6 +26,7 @@ const CERTIFICATE_FIELDS = [
   'status',
   'verificationUrl',
   'issuedAt',
+  'expiresAt',
   'revokedAt',
   'revocationReason',
   'downloadCount',

@@ -54,6 +54,9 @@ describe('GET /api/v1/verify/:code', () => {
       uniqueCode: c.uniqueCode,
       recipientName: 'Grace Hopper',
       issuedAt: c.issuedAt,
+      expiresAt: null,
+      expired: false,
+      supersededBy: null,
       revokedAt: null,
       revocationReason: null,
       // The design's title ({{data.course}}) is public on purpose: it says what was earned.

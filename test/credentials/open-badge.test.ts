@@ -4,6 +4,7 @@ import jsonld from 'jsonld';
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
 import {
   CREDENTIAL_SHAPE,
+  EXPIRING_CREDENTIAL_SHAPE,
   hashedEmail,
   openBadgeCredential,
   type CredentialFacts,
@@ -92,6 +93,43 @@ describe('Open Badges 3.0 credentials, signed eddsa-rdfc-2022', () => {
       });
       assert.equal(fast, reference, name);
     }
+  });
+
+  it('fills the expiring shape (validUntil) to the canonical N-Quads the reference expansion gives', async () => {
+    const template = await compileRdfTemplate(EXPIRING_CREDENTIAL_SHAPE);
+    const plain = await compileRdfTemplate(CREDENTIAL_SHAPE);
+    const names = [...WORLD_NAMES.slice(0, 12).map((w) => w.name), ...ODD];
+    for (const [i, name] of names.entries()) {
+      const expiresAt = i % 2 ? '2028-01-15T09:30:00.123Z' : '2099-12-31T23:59:59.000Z';
+      const { document, values } = openBadgeCredential(facts(name, { expiresAt }));
+      assert.equal(document.validUntil, expiresAt);
+      const fast = canonicalNQuads(fillRdfTemplate(template, values));
+      const reference = await jsonld.canonize(document, {
+        algorithm: 'RDFC-1.0',
+        format: 'application/n-quads',
+        documentLoader: staticDocumentLoader,
+        safe: true,
+      });
+      assert.equal(fast, reference, name);
+      assert.match(fast, /<https:\/\/www\.w3\.org\/2018\/credentials#validUntil> "2\d{3}-/);
+      // The plain shape has no validUntil: filled with the same values it is a different document.
+      assert.notEqual(canonicalNQuads(fillRdfTemplate(plain, values)), reference);
+    }
+    // Without an expiry the document has no validUntil key at all (not an empty one).
+    assert.equal('validUntil' in openBadgeCredential(facts('Ada', { expiresAt: null })).document, false);
+  });
+
+  it('signs expiring credentials that the reference verifier accepts; a changed validUntil fails', async () => {
+    const issuer = testIssuer();
+    const template = await compileRdfTemplate(EXPIRING_CREDENTIAL_SHAPE);
+    const { document, values } = openBadgeCredential(
+      facts('Ada Lovelace', { expiresAt: '2028-01-15T09:30:00.123Z' }),
+    );
+    const signed = await signFromTemplate(document, template, values, issuer.signer, '2026-01-15T09:30:00Z');
+    const result = await referenceVerify(signed, issuer.resolve);
+    assert.equal(result.verified, true, JSON.stringify(result.error));
+    const changed = { ...structuredClone(signed), validUntil: '2029-01-15T09:30:00.123Z' };
+    assert.equal((await referenceVerify(changed, issuer.resolve)).verified, false);
   });
 
   it('signs credentials that the reference verifier accepts, and rejects any change', async () => {

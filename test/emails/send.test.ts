@@ -24,8 +24,10 @@ const EMAIL_SEND_KEYS = [
   'certificateId',
   'createdAt',
   'id',
+  'kind',
   'lastError',
   'recipientEmail',
+  'remindBeforeDays',
   'sentAt',
   'status',
 ];

@@ -106,6 +106,7 @@ describe('GET /api/v1/openapi.json', () => {
         .sort();
     assert.deepEqual(withHeader('idempotency-key'), [
       'issueCertificates',
+      'reissueCertificate',
       'revokeCertificate',
       'sendCertificate',
     ]);

@@ -302,6 +302,8 @@ describe('sharing on the verification page, in the email, and the account settin
       issuerDid: null,
       credentialUrl: null,
       expiresAt: '2028-11-21T09:30:00.000Z',
+      expired: false,
+      supersededBy: null,
     };
     const params = linkedInParams(linkedInHref(renderVerifyPage(view))!);
     assert.equal(params.expirationYear, '2028');

@@ -165,6 +165,41 @@ function historyTable(history: EmailSendView[], total: number): Html {
     ${total > history.length ? html`<p class="small muted">The ${history.length} newest of ${total} sends.</p>` : ''}`;
 }
 
+// The corrected recipient, prefilled with the certificate's values (the same fields as issuing one).
+function reissueFields(
+  c: CertificateView,
+  fields: { key: string; label: string; required: boolean }[],
+  csrf: string,
+): Html {
+  const data = c.data as Record<string, unknown>;
+  return html`<form method="post" action="/dashboard/certificates/${c.id}/reissue" id="reissue-form">
+    ${csrfField(csrf)}
+    <p class="hint">
+      A new certificate, with a new code and PDF, replaces this one, which is revoked with the public reason
+      "Superseded by &lt;new code&gt;" and links the new one. No quota is used.
+    </p>
+    <label for="reissue-name">Recipient name</label>
+    <input type="text" id="reissue-name" name="name" value="${c.recipientName}" required dir="auto" />
+    <label for="reissue-email">Recipient email</label>
+    <input type="email" id="reissue-email" name="email" value="${c.recipientEmail}" required />
+    ${fields.map(
+      (f) =>
+        html`<label for="reissue-data-${f.key}"
+            >${f.label}${f.required ? '' : html` <span class="hint">Optional</span>`}</label
+          >
+          <input
+            type="text"
+            id="reissue-data-${f.key}"
+            name="data.${f.key}"
+            value="${data[f.key] === undefined ? '' : String(data[f.key])}"
+            ${f.required ? html` required` : ''}
+            dir="auto"
+          />`,
+    )}
+    <div class="actions"><button type="submit">Correct and reissue</button></div>
+  </form>`;
+}
+
 export function certificatePage(opts: {
   user: User;
   flash?: Flash;
@@ -176,6 +211,8 @@ export function certificatePage(opts: {
   signed: boolean;
   /** The certificate that signed the frozen PDF; none for PDFs frozen before signing. */
   pdfSigner: PdfCertificateView | undefined;
+  /** The fields of the certificate's template (current version); none when it is archived. */
+  templateFields?: { key: string; label: string; required: boolean }[];
 }): string {
   const c = opts.certificate;
   const pdf = `/dashboard/certificates/${c.id}/pdf`;
@@ -213,6 +250,11 @@ export function certificatePage(opts: {
     : html`<p class="muted">
         ${c.status === 'Revoked' ? 'This certificate is revoked; revocation is permanent.' : 'Only an Issued certificate can be revoked.'}
       </p>`;
+  const reissueForm = !issued
+    ? html`<p class="muted">Only an Issued certificate can be corrected and reissued.</p>`
+    : !opts.templateFields
+      ? html`<p class="muted">Its template is archived: this certificate cannot be reissued from it.</p>`
+      : reissueFields(c, opts.templateFields, opts.user.csrf);
   return page({
     title: `Certificate for ${c.recipientName}`,
     section: 'certificates',
@@ -236,6 +278,12 @@ export function certificatePage(opts: {
           )}
           <dt>Issued</dt>
           <dd>${dateTime(c.issuedAt)}</dd>
+          ${
+            c.expiresAt
+              ? html`<dt>Expires</dt>
+                  <dd id="expires-at">${dateTime(c.expiresAt)}</dd>`
+              : ''
+          }
           ${
             c.revokedAt
               ? html`<dt>Revoked</dt>
@@ -297,6 +345,10 @@ export function certificatePage(opts: {
         ${sendForm}
         <h3 class="small muted">Send history</h3>
         ${historyTable(opts.history, opts.historyTotal)}
+      </section>
+      <section class="card" aria-labelledby="reissue-title">
+        <h2 id="reissue-title">Correct and reissue</h2>
+        ${reissueForm}
       </section>
       <section class="card" aria-labelledby="revoke-title">
         <h2 id="revoke-title">Revoke</h2>

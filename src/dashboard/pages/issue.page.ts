@@ -1,6 +1,6 @@
 import type { TemplateView } from '../../modules/templates/templates.schemas.js';
 import { MAX_ROWS, type RowResult } from '../csv-batch.js';
-import { csrfField, html, page, typed, type Html } from '../html.js';
+import { csrfField, html, notice, page, typed, type Flash, type Html } from '../html.js';
 import type { userFrame } from '../session.js';
 
 type User = ReturnType<typeof userFrame>;
@@ -158,10 +158,32 @@ export function uploadPage(opts: {
 
 export function resultsPage(opts: {
   user: User;
+  flash?: Flash;
   id: string;
-  batch: { templateName: string; created: number; failed: number; results: RowResult[] };
+  batch: {
+    templateName: string;
+    created: number;
+    failed: number;
+    results: RowResult[];
+    emailedAt?: Date | null;
+  };
+  emailDelivery: boolean;
 }): string {
   const b = opts.batch;
+  // Uploads from a template with emailOnIssue were emailed with the issue; the others can be, once.
+  const emailAll =
+    b.created === 0 || !opts.emailDelivery
+      ? ''
+      : b.emailedAt
+        ? html`<p class="small muted" id="emailed">The created certificates were queued for email.</p>`
+        : html`<form
+            method="post"
+            action="/dashboard/certificates/upload/results/${opts.id}/email"
+            id="email-all"
+          >
+            ${csrfField(opts.user.csrf)}
+            <button type="submit" class="secondary">Email all created</button>
+          </form>`;
   const rows = b.results.map(
     (r) =>
       html`<tr class="${r.status}" data-row="${r.line}">
@@ -181,6 +203,7 @@ export function resultsPage(opts: {
     section: 'certificates',
     user: opts.user,
     body: html`<h1>Upload results</h1>
+      ${notice(opts.flash)}
       <div class="notice ${b.failed ? 'warn' : 'ok'}" role="status" id="batch-summary">
         <strong id="created-count">${b.created}</strong> created,
         <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${b.templateName}</bdi>.
@@ -200,6 +223,7 @@ export function resultsPage(opts: {
             : ''
         }<a class="button secondary" href="/dashboard/certificates/upload">Upload another file</a>
       </div>
+      ${emailAll}
       <section class="card">
         <div class="table-wrap">
           <table id="batch-results">

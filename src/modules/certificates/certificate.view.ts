@@ -25,6 +25,7 @@ export function certificateView(row: CertificateRow, publicBaseUrl: string): Cer
     status: row.status,
     verificationUrl: verificationUrl(publicBaseUrl, row.unique_code),
     issuedAt: row.issued_at?.toISOString() ?? null,
+    expiresAt: row.expires_at?.toISOString() ?? null,
     revokedAt: row.revoked_at?.toISOString() ?? null,
     revocationReason: row.revocation_reason,
     downloadCount: row.download_count,

@@ -14,6 +14,7 @@ export interface CertificateRow {
   data: Record<string, string | number | boolean>;
   status: CertificateStatus;
   issued_at: Date | null;
+  expires_at: Date | null;
   revoked_at: Date | null;
   revocation_reason: string | null;
   download_count: number;
@@ -29,6 +30,10 @@ export interface NewCertificate {
   recipientEmail: string;
   title: string;
   data: Record<string, string | number | boolean>;
+  expiresAt?: Date | null;
+  /** Renewal reminders still to send (days before expiry, in due order) and when the first is due. */
+  reminders?: number[];
+  nextReminderAt?: Date | null;
 }
 
 export interface FrozenPdf {
@@ -40,20 +45,29 @@ export interface FrozenPdf {
 }
 
 export const CERT_COLUMNS =
-  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
+  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, expires_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
 
 // Inserts issued certificates with one statement, inside the caller's transaction (which also
 // holds the quota reservation and then freezes their PDFs: insertPdfs).
 export async function insertIssued(
   tx: Queryable,
-  input: { accountId: string; templateId: string; issuedAt: Date; items: NewCertificate[] },
+  input: {
+    accountId: string;
+    templateId: string;
+    issuedAt: Date;
+    items: NewCertificate[];
+    /** Queued for email in the same transaction (emailOnIssue): they start at emailCount 1. */
+    emailed?: boolean;
+  },
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at)
-     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3
-       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-         AS u(id, code, name, email, data, folded, title)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count)
+     SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires,
+            u.reminders::integer[], u.next_reminder, $14
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
+                   $12::text[], $13::timestamptz[])
+         AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder)
      RETURNING ${CERT_COLUMNS}`,
     [
       input.accountId,
@@ -66,24 +80,36 @@ export async function insertIssued(
       items.map((i) => JSON.stringify(i.data)),
       items.map((i) => searchFold(i.recipientName)),
       items.map((i) => i.title),
+      items.map((i) => i.expiresAt ?? null),
+      // Each as an array literal: a parameter cannot carry an array of arrays of different lengths.
+      items.map((i) => (i.reminders?.length ? `{${i.reminders.join(',')}}` : null)),
+      items.map((i) => i.nextReminderAt ?? null),
+      input.emailed ? 1 : 0,
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));
   return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
 }
 
+// PDFs per INSERT statement. pg builds a statement's Bind message in one buffer that it replaces
+// by one half as large again whenever it is full: for the 500 PDFs of a batch (about 20 MB) in one
+// statement that was some 60 MB of buffers, and the server's peak memory (docs/benchmarks.md).
+const PDFS_PER_STATEMENT = 50;
+
 // The frozen PDFs of certificates being issued, in their issue's transaction.
 export async function insertPdfs(tx: Queryable, pdfs: FrozenPdf[]): Promise<void> {
-  if (pdfs.length === 0) return;
   // Buffers go to PostgreSQL as binary parameters (an array parameter would be sent as hex text,
   // doubling the memory of a 500-PDF batch).
-  const values = pdfs
-    .map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`)
-    .join(', ');
-  await tx.query(
-    `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by) VALUES ${values}`,
-    pdfs.flatMap((p) => [p.certificateId, p.pdf, p.sha256, p.signedBy]),
-  );
+  for (let start = 0; start < pdfs.length; start += PDFS_PER_STATEMENT) {
+    const chunk = pdfs.slice(start, start + PDFS_PER_STATEMENT);
+    const values = chunk
+      .map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`)
+      .join(', ');
+    await tx.query(
+      `INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by) VALUES ${values}`,
+      chunk.flatMap((p) => [p.certificateId, p.pdf, p.sha256, p.signedBy]),
+    );
+  }
 }
 
 export interface ListFilter {
@@ -92,6 +118,9 @@ export interface ListFilter {
   recipientEmail?: string;
   templateId?: string;
   q?: string;
+  /** Expired (true) or not (false) at `now`. */
+  expired?: { value: boolean; now: Date };
+  expiresBefore?: Date;
   limit: number;
   offset: number;
 }
@@ -111,6 +140,10 @@ function filterCondition(accountId: string, filter: SearchFilter): { condition: 
   if (filter.recipientEmail) add((p) => `lower(recipient_email) = lower(${p})`, filter.recipientEmail);
   if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
   if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
+  if (filter.expired?.value === true) add((p) => `expires_at <= ${p}`, filter.expired.now);
+  if (filter.expired?.value === false)
+    add((p) => `(expires_at IS NULL OR expires_at > ${p})`, filter.expired.now);
+  if (filter.expiresBefore) add((p) => `expires_at < ${p}`, filter.expiresBefore);
   return { condition: where.join(' AND '), params };
 }
 
@@ -168,7 +201,8 @@ export async function listCertificates(
   filter: ListFilter,
 ): Promise<{ rows: CertificateRow[]; total: number }> {
   const { condition, params } = filterCondition(accountId, filter);
-  const uncounted = filter.createdAfter || filter.recipientEmail || filter.q;
+  const uncounted =
+    filter.createdAfter || filter.recipientEmail || filter.q || filter.expired || filter.expiresBefore;
   const [list, total] = await Promise.all([
     db.query<CertificateRow>(
       `SELECT ${CERT_COLUMNS} FROM certificates
@@ -260,12 +294,28 @@ export async function readPdfHash(db: Queryable, accountId: string, id: string):
   return rows[0]?.sha256;
 }
 
+// Revokes an Issued certificate as superseded by its correction (`by`), in the reissue's transaction.
+export async function supersede(
+  tx: Queryable,
+  input: { accountId: string; id: string; by: string; at: Date; reason: string },
+): Promise<{ id: string } | undefined> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4, superseded_by = $5,
+            reminders = NULL, next_reminder_at = NULL
+      WHERE account_id = $1 AND id = $2 AND status = 'Issued'
+      RETURNING id`,
+    [input.accountId, input.id, input.at, input.reason, input.by],
+  );
+  return rows[0];
+}
+
 export async function revokeCertificate(
   db: Queryable,
   input: { accountId: string; id: string; at: Date; reason: string | null },
 ): Promise<CertificateRow | undefined> {
   const { rows } = await db.query<CertificateRow>(
-    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4
+    `UPDATE certificates SET status = 'Revoked', revoked_at = $3, revocation_reason = $4,
+            reminders = NULL, next_reminder_at = NULL
       WHERE account_id = $1 AND id = $2 AND status = 'Issued'
       RETURNING ${CERT_COLUMNS}`,
     [input.accountId, input.id, input.at, input.reason],

@@ -25,6 +25,8 @@ import {
   CERTIFICATE_EXAMPLE,
   IssueBody,
   ListQuery,
+  REISSUED_EXAMPLE,
+  ReissueBody,
   REVOKED_EXAMPLE,
   RevokeBody,
 } from './certificates.schemas.js';
@@ -110,8 +112,8 @@ export function certificatesRoutes(
         description:
           'Polling pattern: ?status=Issued&page=1&perPage=100, optionally with createdAfter set to the newest createdAt ' +
           'already seen. Search with recipientEmail, templateId and q (name contains, case- and accent-insensitive), ' +
-          'combinable with status, createdAfter and paging. The plain call and the status and templateId filters cost the same however many certificates the account holds: ' +
-          'their total is an exact counter kept in the same transactions as issuing and revoking. With createdAfter, recipientEmail or q the matches are counted, ' +
+          'and filter by expiry with expired=true|false and expiresBefore, all combinable with status, createdAfter and paging. The plain call and the status and templateId filters cost the same however many certificates the account holds: ' +
+          'their total is an exact counter kept in the same transactions as issuing and revoking. With createdAfter, recipientEmail, q, expired or expiresBefore the matches are counted, ' +
           'so the cost grows with their number; pages are read by offset, so deep pages cost more than the first.',
         security,
         querystring: ListQuery,
@@ -253,6 +255,50 @@ export function certificatesRoutes(
       return answerIdempotently(request, reply, db, async () => ({
         status: 200,
         body: { data: await certificates.revoke(accountId, id.toLowerCase(), request.body.reason) },
+      }));
+    },
+  );
+
+  api.post(
+    '/api/v1/certificates/:id/reissue',
+    {
+      // The body's 422 comes after the 404, as for revoke.
+      config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
+      attachValidation: true,
+      schema: {
+        operationId: 'reissueCertificate',
+        tags: ['Certificates'],
+        summary: 'Correct and reissue: a new certificate for the corrected recipient; the old one is revoked',
+        description:
+          "Issues a new certificate (new id, code, PDF and signed credential) from the old one's template, in its current " +
+          'version, for the corrected recipient; in the same transaction the old certificate becomes Revoked with the public ' +
+          'reason "Superseded by <new code>", and its verification links the new one. Uses no quota. The new expiresAt is the ' +
+          "recipient's expiresAt, else the old certificate's (when still ahead), else the template's validity. Checks in order: " +
+          '404, 422 (body), 409 (the certificate is not Issued, or its template is archived). Idempotency-Key is honoured: a ' +
+          'retry gets the same new certificate.',
+        security,
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: ReissueBody,
+        response: {
+          201: withRateHeaders(
+            example(dataOf(Type.Ref('Certificate')), { data: REISSUED_EXAMPLE }),
+            'The new certificate',
+            REPLAYED_HEADER,
+          ),
+          ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const checkBody = deferBodyErrors(request);
+      const { id } = request.params;
+      const principal = request.principal!;
+      await certificates.get(principal.accountId, id.toLowerCase());
+      checkBody();
+      return answerIdempotently(request, reply, db, async () => ({
+        status: 201,
+        body: { data: await issue.reissue(principal, id.toLowerCase(), request.body.recipient) },
       }));
     },
   );

@@ -29,6 +29,13 @@ export const Recipient = Type.Object(
     }),
     email: Type.String({ format: 'email', maxLength: 254 }),
     data: Type.Optional(RecipientData),
+    expiresAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When this certificate expires (ISO 8601 date-time with a time zone, e.g. 2028-11-21T00:00:00Z), after the issue time; overrides the template's validity. Frozen at issue.",
+      }),
+    ),
   },
   { additionalProperties: false, title: 'Recipient' },
 );
@@ -91,6 +98,10 @@ export const Certificate = Type.Object(
     status: CertificateStatus,
     verificationUrl: Type.String({ format: 'uri' }),
     issuedAt: Type.Union([Timestamp, Type.Null()]),
+    expiresAt: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When the certificate expires (the recipient's expiresAt, or the issue time plus the template's validity), frozen at issue; null when it does not expire. An expired certificate stays Issued; verification says expired.",
+    }),
     revokedAt: Type.Union([Timestamp, Type.Null()]),
     revocationReason: Type.Union([Type.String(), Type.Null()], {
       description: 'Public: shown by verification',
@@ -155,6 +166,19 @@ export const ListQuery = Type.Object({
   templateId: Type.Optional(
     Type.String({ pattern: UUID_PATTERN, description: 'Only certificates issued from this template' }),
   ),
+  expired: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description:
+        'true: only certificates whose expiresAt has passed; false: only those that have not expired (no expiresAt, or one still ahead)',
+    }),
+  ),
+  expiresBefore: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Only certificates that expire strictly before this instant (ISO 8601); never those without expiry',
+    }),
+  ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -184,6 +208,24 @@ export const RevokeBody = Type.Object(
   },
 );
 
+export const ReissueBody = Type.Object(
+  { recipient: Recipient },
+  {
+    additionalProperties: false,
+    description:
+      "The corrected recipient (name, email, data, and optionally expiresAt), validated like POST /certificates' recipient against the template's current version",
+    examples: [
+      {
+        recipient: {
+          name: 'Zoë Ångström',
+          email: 'zoe.angstrom@example.com',
+          data: { course: 'Safe Lifting', hours: 12 },
+        },
+      },
+    ],
+  },
+);
+
 export const CERTIFICATE_EXAMPLE: Static<typeof Certificate> = {
   id: EXAMPLE.certificateId,
   uniqueCode: EXAMPLE.uniqueCode,
@@ -195,6 +237,7 @@ export const CERTIFICATE_EXAMPLE: Static<typeof Certificate> = {
   status: 'Issued',
   verificationUrl: EXAMPLE.verificationUrl,
   issuedAt: EXAMPLE.issuedAt,
+  expiresAt: null,
   revokedAt: null,
   revocationReason: null,
   downloadCount: 0,
@@ -208,6 +251,14 @@ export const REVOKED_EXAMPLE: Static<typeof Certificate> = {
   status: 'Revoked',
   revokedAt: '2026-11-21T14:05:00.000Z',
   revocationReason: 'Issued to the wrong person',
+};
+
+export const REISSUED_EXAMPLE: Static<typeof Certificate> = {
+  ...CERTIFICATE_EXAMPLE,
+  id: '0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c80',
+  uniqueCode: 'QX4M9T2ZRB4D8F7K',
+  recipientEmail: 'zoe.angstrom@example.com',
+  verificationUrl: EXAMPLE.verificationUrl.replace(EXAMPLE.uniqueCode, 'QX4M9T2ZRB4D8F7K'),
 };
 
 // The batch of the request example with one certificate of quota left: a created and a failed item.

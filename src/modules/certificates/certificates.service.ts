@@ -41,6 +41,8 @@ export function createCertificatesService(deps: {
         recipientEmail?: string;
         templateId?: string;
         q?: string;
+        expired?: 'true' | 'false';
+        expiresBefore?: string;
       },
     ) {
       assertStorable({ recipientEmail: input.recipientEmail, q: input.q });
@@ -52,6 +54,9 @@ export function createCertificatesService(deps: {
         recipientEmail: input.recipientEmail,
         templateId: input.templateId?.toLowerCase(),
         q: input.q,
+        expired:
+          input.expired === undefined ? undefined : { value: input.expired === 'true', now: deps.now() },
+        expiresBefore: input.expiresBefore === undefined ? undefined : new Date(input.expiresBefore),
       });
       return paginated(rows.map(view), page, total);
     },

@@ -1,5 +1,12 @@
 import type { Db, Queryable } from '../../platform/db/db.js';
-import { NotFoundError, QuotaExceededError, ValidationError, type Issue } from '../../platform/errors.js';
+import {
+  ConflictError,
+  NotFoundError,
+  QuotaExceededError,
+  ValidationError,
+  type Issue,
+} from '../../platform/errors.js';
+import { addDuration, parseDuration } from '../../platform/duration.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import {
   sampleValues,
@@ -12,12 +19,20 @@ import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
 import type { PdfSigningService } from '../credentials/pdf-signing.service.js';
+import { enqueueIssued } from '../emails/emails.repository.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';
 import { certificateView, verificationUrl, type CertificateView } from './certificate.view.js';
-import { insertIssued, insertPdfs, type NewCertificate } from './certificates.repository.js';
+import {
+  findCertificate,
+  insertIssued,
+  insertPdfs,
+  supersede,
+  type NewCertificate,
+} from './certificates.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
+import { reminderDueAt, reminderPlan } from './reminders.js';
 
 export type BatchItem =
   | { index: number; status: 'created'; certificate: CertificateView }
@@ -38,6 +53,9 @@ interface Candidate {
   recipient: ValidRecipient;
   values: RenderValues;
   id: string;
+  expiresAt: Date | null;
+  /** A reissue that keeps the old certificate's expiry. */
+  inheritedExpiry?: boolean;
 }
 
 interface Rendered extends Candidate {
@@ -49,6 +67,15 @@ interface Rendered extends Candidate {
 function titleOf(template: TemplateWithDesign, values: RenderValues): string {
   const title = template.design.title === undefined ? '' : fillText(template.design.title, values);
   return title || template.name;
+}
+
+// The template's validity as a function of the issue time (null: its certificates do not expire).
+// Templates are checked when saved, so an unparsable validity is a stored fault, not the caller's.
+function validityOf(template: TemplateWithDesign): ((issuedAt: Date) => Date) | null {
+  if (template.design.validity === undefined) return null;
+  const parsed = parseDuration(template.design.validity);
+  if (!parsed.ok) throw new Error(`template ${template.id} has an invalid validity`);
+  return (issuedAt) => addDuration(issuedAt, parsed.duration);
 }
 
 const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted';
@@ -71,15 +98,23 @@ export function createIssueService(deps: {
     return template;
   }
 
-  function candidate(index: number, recipient: ValidRecipient, issuedAt: Date): Candidate {
+  function candidate(
+    index: number,
+    recipient: ValidRecipient,
+    issuedAt: Date,
+    templateExpiry: Date | null,
+  ): Candidate {
     const code = uniqueCode();
+    const expiresAt = recipient.expiresAt ?? templateExpiry;
     return {
       index,
       recipient,
       id: uuidv7(issuedAt.getTime()),
+      expiresAt,
       values: {
         recipientName: recipient.name,
         issuedAt: issuedAt.toISOString(),
+        expiresAt: expiresAt?.toISOString() ?? null,
         uniqueCode: code,
         verificationUrl: verificationUrl(deps.publicBaseUrl, code),
         data: recipient.data,
@@ -126,34 +161,57 @@ export function createIssueService(deps: {
 
   // Reserves quota and writes certificates, their signed credentials and their sealed PDFs (the
   // credential attached, signed) in one transaction: no certificate without both proofs. Returns
-  // the created views (input order) and the candidates left without quota.
+  // the created views (input order) and the candidates left without quota. A reissue (`supersedes`:
+  // the certificate it corrects) uses no quota and revokes the old certificate in the same
+  // transaction, or fails with 409 (and leaves nothing) when it is no longer Issued.
   async function commit(
     principal: Principal,
     template: TemplateWithDesign,
     rendered: Rendered[],
     issuedAt: Date,
-    outer?: Queryable,
+    opts: { outer?: Queryable; supersedes?: string } = {},
   ) {
+    const { outer, supersedes } = opts;
     await deps.credentials.prepare(principal.accountId);
     await deps.pdfSigning.prepare(principal.accountId);
     const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) =>
       outer ? work(outer) : db.transaction(work);
     return inTransaction(async (tx) => {
-      const { granted } = await reserve(tx, {
-        accountId: principal.accountId,
-        period: isoDate(periodStart(issuedAt)),
-        wanted: rendered.length,
-        limit: principal.monthlyLimit,
-      });
+      const { granted } =
+        supersedes === undefined
+          ? await reserve(tx, {
+              accountId: principal.accountId,
+              period: isoDate(periodStart(issuedAt)),
+              wanted: rendered.length,
+              limit: principal.monthlyLimit,
+            })
+          : { granted: rendered.length };
       const accepted = rendered.slice(0, granted);
-      const items: NewCertificate[] = accepted.map((r) => ({
-        id: r.id,
-        uniqueCode: r.values.uniqueCode,
-        recipientName: r.recipient.name,
-        recipientEmail: r.recipient.email,
-        title: titleOf(template, r.values),
-        data: r.recipient.data,
-      }));
+      const remindBeforeDays = template.design.remindBeforeDays ?? [];
+      const items: NewCertificate[] = accepted.map((r) => {
+        // A correction that keeps its predecessor's expiry keeps its reminders too: those already due
+        // went to the old certificate, only the ones ahead are left.
+        const plan = reminderPlan(
+          r.expiresAt,
+          supersedes !== undefined && r.inheritedExpiry
+            ? remindBeforeDays.filter((d) => reminderDueAt(r.expiresAt!, d) > issuedAt)
+            : remindBeforeDays,
+          issuedAt,
+        );
+        return {
+          id: r.id,
+          uniqueCode: r.values.uniqueCode,
+          recipientName: r.recipient.name,
+          recipientEmail: r.recipient.email,
+          title: titleOf(template, r.values),
+          data: r.recipient.data,
+          expiresAt: r.expiresAt,
+          reminders: plan.reminders,
+          nextReminderAt: plan.nextAt,
+        };
+      });
+      // Email on issue, when the plan or contract delivers email at all (a send would be 403).
+      const emailed = template.design.emailOnIssue === true && principal.emailDelivery;
       const rows =
         items.length > 0
           ? await insertIssued(tx, {
@@ -161,8 +219,20 @@ export function createIssueService(deps: {
               templateId: template.id,
               issuedAt,
               items,
+              emailed,
             })
           : [];
+      if (emailed) {
+        await enqueueIssued(tx, {
+          accountId: principal.accountId,
+          now: issuedAt,
+          sends: items.map((item) => ({
+            id: uuidv7(issuedAt.getTime()),
+            certificateId: item.id,
+            email: item.recipientEmail,
+          })),
+        });
+      }
       if (items.length > 0) {
         const account = await findAccount(tx, principal.accountId);
         const credentials = await deps.credentials.issue(tx, {
@@ -175,6 +245,7 @@ export function createIssueService(deps: {
             recipientName: item.recipientName,
             recipientEmail: item.recipientEmail,
             title: item.title,
+            expiresAt: item.expiresAt,
           })),
         });
         const sealed = await deps.pdfSigning.seal(
@@ -187,6 +258,18 @@ export function createIssueService(deps: {
           tx,
           sealed.map((s, i) => ({ certificateId: items[i]!.id, ...s })),
         );
+      }
+      if (supersedes !== undefined) {
+        const replacement = items[0]!;
+        const old = await supersede(tx, {
+          accountId: principal.accountId,
+          id: supersedes,
+          by: replacement.id,
+          at: issuedAt,
+          reason: `Superseded by ${replacement.uniqueCode}`,
+        });
+        if (!old) throw new ConflictError('Only an Issued certificate can be corrected and reissued');
+        await deps.credentials.revoke(tx, principal.accountId, supersedes);
       }
       return {
         created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),
@@ -243,17 +326,52 @@ export function createIssueService(deps: {
 
     async issueOne(principal: Principal, templateId: string, input: unknown): Promise<CertificateView> {
       const template = await loadTemplate(principal.accountId, templateId);
-      const checked = checkRecipient(input, template.fields, ['recipient']);
-      if (!checked.ok) throw new ValidationError(checked.issues);
       const issuedAt = deps.now();
+      const checked = checkRecipient(input, template.fields, ['recipient'], issuedAt);
+      if (!checked.ok) throw new ValidationError(checked.issues);
       if ((await remainingQuota(principal, issuedAt)) < 1) {
         throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
       }
-      const c = candidate(0, checked.recipient, issuedAt);
+      const c = candidate(0, checked.recipient, issuedAt, validityOf(template)?.(issuedAt) ?? null);
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const { created } = await commit(principal, template, rendered, issuedAt);
       if (created.length === 0) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
+      deps.onIssued?.(1);
+      return created[0]!;
+    },
+
+    // Correct and reissue (decisions 19): a new certificate from the old one's template (its current
+    // version) for the corrected recipient, with its own code, credential and signed PDF; the old one
+    // is revoked "Superseded by <new code>" in the same transaction. No quota is used. The expiry is
+    // the recipient's expiresAt, else the old certificate's, else the template's validity.
+    async reissue(principal: Principal, certificateId: string, input: unknown): Promise<CertificateView> {
+      const old = await findCertificate(db, principal.accountId, certificateId);
+      if (!old) throw new NotFoundError('Certificate');
+      if (old.status !== 'Issued') {
+        throw new ConflictError(`A ${old.status} certificate cannot be corrected and reissued`);
+      }
+      const template = await findActiveWithDesign(db, principal.accountId, old.template_id);
+      if (!template) {
+        throw new ConflictError("The certificate's template is archived: it cannot be reissued from it");
+      }
+      const issuedAt = deps.now();
+      const checked = checkRecipient(input, template.fields, ['recipient'], issuedAt);
+      if (!checked.ok) throw new ValidationError(checked.issues);
+      const inherited =
+        old.expires_at && old.expires_at.getTime() > issuedAt.getTime() ? old.expires_at : null;
+      const c = candidate(
+        0,
+        checked.recipient,
+        issuedAt,
+        inherited ?? validityOf(template)?.(issuedAt) ?? null,
+      );
+      c.inheritedExpiry = checked.recipient.expiresAt === undefined && inherited !== null;
+      const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
+      if (failures.size > 0) throw new ValidationError(failures.get(0)!);
+      const { created } = await commit(principal, template, rendered, issuedAt, {
+        supersedes: certificateId,
+      });
       deps.onIssued?.(1);
       return created[0]!;
     },
@@ -270,9 +388,10 @@ export function createIssueService(deps: {
       const issuedAt = deps.now();
       const results: BatchItem[] = new Array(inputs.length);
       const candidates: Candidate[] = [];
+      const templateExpiry = validityOf(template)?.(issuedAt) ?? null;
       inputs.forEach((input, index) => {
-        const checked = checkRecipient(input, template.fields, ['recipients', index]);
-        if (checked.ok) candidates.push(candidate(index, checked.recipient, issuedAt));
+        const checked = checkRecipient(input, template.fields, ['recipients', index], issuedAt);
+        if (checked.ok) candidates.push(candidate(index, checked.recipient, issuedAt, templateExpiry));
         else results[index] = validationItem(index, checked.issues);
       });
 
@@ -286,7 +405,7 @@ export function createIssueService(deps: {
       for (const [index, issues] of failures) results[index] = validationItem(index, issues);
       const { created, rejected } =
         rendered.length > 0
-          ? await commit(principal, template, rendered, issuedAt, opts.tx)
+          ? await commit(principal, template, rendered, issuedAt, { outer: opts.tx })
           : { created: [], rejected: [] };
       created.forEach((certificate, i) => {
         const index = rendered[i]!.index;

@@ -8,21 +8,30 @@ export interface ValidRecipient {
   name: string;
   email: string;
   data: Record<string, string | number | boolean>;
+  /** The recipient's own expiry, overriding the template's validity. */
+  expiresAt?: Date;
 }
 
 const validateShape = compileBodyValidator(Recipient);
 
 // Validates one recipient against the schema and the template's declared fields. Issue paths
-// start with `prefix` (["recipient"] or ["recipients", index]), as the client sent them.
+// start with `prefix` (["recipient"] or ["recipients", index]), as the client sent them. An
+// expiresAt must be after `issuedAt`.
 export function checkRecipient(
   input: unknown,
   fields: TemplateField[],
   prefix: (string | number)[],
+  issuedAt: Date,
 ): { ok: true; recipient: ValidRecipient } | { ok: false; issues: Issue[] } {
   const unstorable = unstorableValueIssues(input, prefix);
   if (unstorable.length > 0) return { ok: false, issues: unstorable };
   if (!validateShape(input)) return { ok: false, issues: toIssues(validateShape.errors ?? [], prefix) };
-  const raw = input as { name: string; email: string; data?: Record<string, string | number | boolean> };
+  const raw = input as {
+    name: string;
+    email: string;
+    data?: Record<string, string | number | boolean>;
+    expiresAt?: string;
+  };
   const issues: Issue[] = [];
   const name = raw.name.trim();
   const nameProblem = plainTextProblem(name, 200);
@@ -37,6 +46,21 @@ export function checkRecipient(
       });
     }
   }
+  let expiresAt: Date | undefined;
+  if (raw.expiresAt !== undefined) {
+    expiresAt = new Date(raw.expiresAt);
+    if (Number.isNaN(expiresAt.getTime())) {
+      issues.push({ path: [...prefix, 'expiresAt'], message: 'must be a date-time' });
+    } else if (expiresAt.getTime() <= issuedAt.getTime()) {
+      issues.push({
+        path: [...prefix, 'expiresAt'],
+        message: `must be after the issue time (${issuedAt.toISOString()})`,
+      });
+    }
+  }
   if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, recipient: { name, email: raw.email, data } };
+  return {
+    ok: true,
+    recipient: { name, email: raw.email, data, ...(expiresAt ? { expiresAt } : {}) },
+  };
 }

@@ -11,7 +11,7 @@ import { compileRdfTemplate, type RdfTemplate } from '../../platform/proof/rdf-t
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as credentialsRepo from './credentials.repository.js';
 import { issuerDid, keyMethodId, statusListUrl } from './issuer-identity.js';
-import { CREDENTIAL_SHAPE, openBadgeCredential } from './open-badge.js';
+import { CREDENTIAL_SHAPE, EXPIRING_CREDENTIAL_SHAPE, openBadgeCredential } from './open-badge.js';
 import * as keysRepo from './signing-keys.repository.js';
 import * as lists from './status-lists.repository.js';
 import { SigningNotConfiguredError } from './signing-errors.js';
@@ -24,6 +24,8 @@ export interface CredentialSubject {
   title: string;
   // The certificate's own issue time when it differs from the issue's (the backfill).
   issuedAt?: Date;
+  /** The certificate's expiry: the credential's validUntil. */
+  expiresAt?: Date | null;
 }
 
 export interface SigningKeyView {
@@ -49,8 +51,11 @@ export function createCredentialsService(deps: {
 }) {
   const { db, publicBaseUrl } = deps;
   const didOf = (accountId: string) => issuerDid(publicBaseUrl, accountId);
+  // One RDF template per document shape: without and with validUntil.
   let shape: Promise<RdfTemplate> | undefined;
+  let expiringShape: Promise<RdfTemplate> | undefined;
   const credentialTemplate = () => (shape ??= compileRdfTemplate(CREDENTIAL_SHAPE));
+  const expiringTemplate = () => (expiringShape ??= compileRdfTemplate(EXPIRING_CREDENTIAL_SHAPE));
   // Opened private keys by key id: a key's bytes never change, only which key is current.
   const opened = new Map<string, KeyObject>();
 
@@ -121,7 +126,7 @@ export function createCredentialsService(deps: {
         await currentKey(db, accountId);
         keyed.add(accountId);
       }
-      await credentialTemplate();
+      await Promise.all([credentialTemplate(), expiringTemplate()]);
     },
 
     // Makes and signs the credentials of certificates being issued, in the issue's transaction:
@@ -139,7 +144,7 @@ export function createCredentialsService(deps: {
       if (issue.subjects.length === 0) return [];
       const key = await currentKey(tx, issue.accountId);
       const signer = signerOf(key);
-      const template = await credentialTemplate();
+      const [template, expiring] = await Promise.all([credentialTemplate(), expiringTemplate()]);
       const entries = await lists.takeEntries(tx, issue.accountId, issue.subjects.length);
       const signedAt = issue.issuedAt.toISOString();
       const did = didOf(issue.accountId);
@@ -159,8 +164,15 @@ export function createCredentialsService(deps: {
           templateDescription: issue.template.description,
           statusListUrl: statusListUrl(publicBaseUrl, issue.accountId, entry.list),
           statusIndex: entry.index,
+          expiresAt: subject.expiresAt?.toISOString() ?? null,
         });
-        const signed = await signFromTemplate(document, template, values, signer, signedAt);
+        const signed = await signFromTemplate(
+          document,
+          subject.expiresAt ? expiring : template,
+          values,
+          signer,
+          signedAt,
+        );
         items.push({
           certificateId: subject.certificateId,
           statusList: entry.list,
@@ -180,7 +192,7 @@ export function createCredentialsService(deps: {
     async backfill(opts: { batch?: number; accountId?: string } = {}): Promise<{ made: number }> {
       const batch = opts.batch ?? 500;
       vault();
-      await credentialTemplate();
+      await Promise.all([credentialTemplate(), expiringTemplate()]);
       let made = 0;
       for (;;) {
         const done = await db.transaction(async (tx) => {
@@ -195,11 +207,12 @@ export function createCredentialsService(deps: {
             recipient_email: string;
             title: string;
             issued_at: Date;
+            expires_at: Date | null;
             status: string;
           }>(
             `SELECT c.id, c.account_id, a.name AS account_name, c.template_id, t.name AS template_name,
                     t.description AS template_description, c.recipient_name, c.recipient_email, c.title,
-                    c.issued_at, c.status
+                    c.issued_at, c.expires_at, c.status
                FROM certificates c JOIN accounts a ON a.id = c.account_id JOIN templates t ON t.id = c.template_id
               WHERE c.status <> 'Draft' AND NOT EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)
                 AND ($2::uuid IS NULL OR c.account_id = $2)
@@ -230,6 +243,7 @@ export function createCredentialsService(deps: {
                 recipientEmail: r.recipient_email,
                 title: r.title,
                 issuedAt: r.issued_at,
+                expiresAt: r.expires_at,
               })),
             });
             for (const r of group) if (r.status === 'Revoked') await this.revoke(tx, r.account_id, r.id);

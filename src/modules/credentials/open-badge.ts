@@ -19,6 +19,8 @@ export interface CredentialFacts {
   templateDescription: string | null;
   statusListUrl: string;
   statusIndex: number;
+  /** ISO 8601: the certificate's expiry, the credential's validUntil; null or absent when none. */
+  expiresAt?: string | null;
 }
 
 // OB 3.0's hashed identity: "sha256$" + hex SHA-256 of the address followed by the salt.
@@ -29,8 +31,9 @@ export function hashedEmail(email: string, salt: string): string {
 }
 
 // The values of one credential, in slot order; the document shape below names them by index.
+// An expiring credential has one more value (validUntil, slot 14).
 function values(f: CredentialFacts, salt: string): string[] {
-  return [
+  const list = [
     `urn:uuid:${f.certificateId}`,
     f.issuerDid,
     f.issuerName,
@@ -46,15 +49,20 @@ function values(f: CredentialFacts, salt: string): string[] {
     String(f.statusIndex),
     f.statusListUrl,
   ];
+  if (f.expiresAt) list.push(f.expiresAt);
+  return list;
 }
 
-function shape(v: (i: number) => string) {
+// validUntil is a key of its own: a credential with it is a second shape (its own RDF template),
+// not the first shape with an empty value.
+function shape(v: (i: number) => string, expiring: boolean) {
   return {
     '@context': [VC_V2, OB_V3],
     id: v(0),
     type: ['VerifiableCredential', 'OpenBadgeCredential'],
     issuer: { id: v(1), type: ['Profile'], name: v(2) },
     validFrom: v(3),
+    ...(expiring ? { validUntil: v(14) } : {}),
     name: v(4),
     credentialSubject: {
       type: ['AchievementSubject'],
@@ -86,15 +94,16 @@ function shape(v: (i: number) => string) {
   };
 }
 
-export type OpenBadgeCredential = ReturnType<typeof shape>;
+export type OpenBadgeCredential = ReturnType<typeof shape> & { validUntil?: string };
 
-// The document with slot tokens for its values: compiled once into an RDF template.
-export const CREDENTIAL_SHAPE = shape(slot);
+// The documents with slot tokens for their values: each compiled once into an RDF template.
+export const CREDENTIAL_SHAPE = shape(slot, false);
+export const EXPIRING_CREDENTIAL_SHAPE = shape(slot, true);
 
 export function openBadgeCredential(
   facts: CredentialFacts,
   salt = randomBytes(16).toString('base64url'),
 ): { document: OpenBadgeCredential; values: string[] } {
   const list = values(facts, salt);
-  return { document: shape((i) => list[i]!), values: list };
+  return { document: shape((i) => list[i]!, Boolean(facts.expiresAt)), values: list };
 }

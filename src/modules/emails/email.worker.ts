@@ -3,7 +3,9 @@ import type pg from 'pg';
 import type { Db } from '../../platform/db/db.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
 import * as repo from './emails.repository.js';
+import { uuidv7 } from '../../platform/ids.js';
 import { buildCertificateMessage, sendMessageId } from './mail-message.js';
+import { buildReminderMessage } from './reminder-message.js';
 import { classifySendError, type MailTransport } from './mail-transport.js';
 import { BASE_DELAY_MS, MAX_ATTEMPTS, nextAttemptDelayMs } from './retry-policy.js';
 
@@ -20,6 +22,8 @@ export interface EmailWorkerOptions {
   retryBaseMs?: number;
   /** How long stop() lets sends in flight finish before it cuts them off (default 10 s). */
   stopGraceMs?: number;
+  /** How often due renewal reminders are queued (default 60 s). */
+  reminderIntervalMs?: number;
 }
 
 export interface EmailWorker {
@@ -58,6 +62,8 @@ export function startEmailWorker(deps: {
   publicBaseUrl: string;
   logger: Logger;
   options?: EmailWorkerOptions;
+  /** The service's clock, which says when renewal reminders fall due. */
+  now?: () => Date;
   /** Told the outcome of each delivery attempt (metrics). */
   onOutcome?: (outcome: 'sent' | 'retry' | 'failed') => void;
 }): EmailWorker {
@@ -68,6 +74,9 @@ export function startEmailWorker(deps: {
   const pollMs = deps.options?.pollMs ?? 1_000;
   const retryScale = (deps.options?.retryBaseMs ?? BASE_DELAY_MS) / BASE_DELAY_MS;
   const stopGraceMs = deps.options?.stopGraceMs ?? 10_000;
+  const reminderIntervalMs = deps.options?.reminderIntervalMs ?? 60_000;
+  const now = deps.now ?? (() => new Date());
+  let remindersAt = 0;
 
   let stopped = false;
   // Cut off by stop(): a send that fails now goes straight back to the queue for another worker.
@@ -125,24 +134,38 @@ export function startEmailWorker(deps: {
     }
     let message;
     try {
-      message = buildCertificateMessage({
-        messageId: sendMessageId(job.id, deps.mailFrom),
-        from: deps.mailFrom,
-        to: job.recipient_email,
-        recipientName: job.recipient_name,
-        title: job.title,
-        issuerName: job.issuer_name,
-        verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
-        uniqueCode: job.unique_code,
-        credentialUrl: job.has_credential
-          ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
-          : undefined,
-        issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
-        expiresAt: (job as { expires_at?: Date | null }).expires_at?.toISOString() ?? null,
-        linkedinOrganizationId: job.linkedin_organization_id,
-        locale: job.locale,
-        pdf: job.pdf,
-      });
+      message =
+        job.kind === 'reminder' && job.expires_at
+          ? buildReminderMessage({
+              messageId: sendMessageId(job.id, deps.mailFrom),
+              from: deps.mailFrom,
+              to: job.recipient_email,
+              recipientName: job.recipient_name,
+              title: job.title,
+              issuerName: job.issuer_name,
+              verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
+              uniqueCode: job.unique_code,
+              expiresAt: job.expires_at,
+              renewalUrl: job.renewal_url,
+            })
+          : buildCertificateMessage({
+              messageId: sendMessageId(job.id, deps.mailFrom),
+              from: deps.mailFrom,
+              to: job.recipient_email,
+              recipientName: job.recipient_name,
+              title: job.title,
+              issuerName: job.issuer_name,
+              verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
+              uniqueCode: job.unique_code,
+              credentialUrl: job.has_credential
+                ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
+                : undefined,
+              issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
+              expiresAt: job.expires_at?.toISOString() ?? null,
+              linkedinOrganizationId: job.linkedin_organization_id,
+              locale: job.locale,
+              pdf: job.pdf,
+            });
     } catch (err) {
       await repo.markFailed(db, job, `message not built: ${(err as Error).message}`);
       return;
@@ -196,10 +219,27 @@ export function startEmailWorker(deps: {
     await Promise.all(lanes);
   }
 
+  // Due reminders become queued sends (emails.repository: scheduleReminders), a batch at a time.
+  async function queueReminders() {
+    if (Date.now() - remindersAt < reminderIntervalMs) return;
+    remindersAt = Date.now();
+    try {
+      const at = now();
+      while (
+        !stopped &&
+        (await db.transaction((tx) => repo.scheduleReminders(tx, { now: at, limit: 500, newId: uuidv7 }))) >=
+          500
+      );
+    } catch (err) {
+      logger.error({ err }, 'email worker: queueing reminders failed');
+    }
+  }
+
   async function loop() {
     await listen();
     while (!stopped) {
       notified = false;
+      await queueReminders();
       try {
         const jobs = await repo.claimJobs(db, { limit: batchSize, leaseMs });
         if (stopped) {

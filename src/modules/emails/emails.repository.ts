@@ -1,11 +1,16 @@
 import type { Queryable } from '../../platform/db/db.js';
 
+import { reminderPlan } from '../certificates/reminders.js';
+
 export type SendStatus = 'queued' | 'sending' | 'sent' | 'failed';
+export type SendKind = 'certificate' | 'reminder';
 
 export interface EmailSendRow {
   id: string;
   certificate_id: string;
   recipient_email: string;
+  kind: SendKind;
+  remind_days: number | null;
   status: SendStatus;
   attempts: number;
   last_error: string | null;
@@ -14,7 +19,8 @@ export interface EmailSendRow {
 }
 
 export const NOTIFY_CHANNEL = 'certsvc_email_sends';
-const COLUMNS = 'id, certificate_id, recipient_email, status, attempts, last_error, created_at, sent_at';
+const COLUMNS =
+  'id, certificate_id, recipient_email, kind, remind_days, status, attempts, last_error, created_at, sent_at';
 
 // The send row is the job: inserted with the emailCount increment in the caller's transaction,
 // and the workers are woken when it commits.
@@ -33,6 +39,56 @@ export async function enqueueSend(
   );
   await tx.query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
   return rows[0]!;
+}
+
+// The certificate emails of certificates being issued from a template with emailOnIssue, in the
+// issue's transaction: one statement whatever the batch (the certificates were inserted with
+// emailCount 1), and the workers woken when it commits.
+export async function enqueueIssued(
+  tx: Queryable,
+  input: { accountId: string; now: Date; sends: { id: string; certificateId: string; email: string }[] },
+): Promise<void> {
+  if (input.sends.length === 0) return;
+  await tx.query(
+    `WITH s AS (
+       INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
+       SELECT u.id, $1, u.certificate_id, u.email, 'queued', $2, $2
+         FROM unnest($3::uuid[], $4::uuid[], $5::text[]) AS u(id, certificate_id, email)
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM s) AS n, pg_notify('${NOTIFY_CHANNEL}', '')`,
+    [
+      input.accountId,
+      input.now,
+      input.sends.map((s) => s.id),
+      input.sends.map((s) => s.certificateId),
+      input.sends.map((s) => s.email),
+    ],
+  );
+}
+
+// Queues the certificate email of each of these certificates that is Issued (others are skipped),
+// each counted in emailCount, with one statement. Returns how many were queued.
+export async function enqueueMany(
+  tx: Queryable,
+  input: { accountId: string; now: Date; certificateIds: string[]; sendIds: string[] },
+): Promise<number> {
+  if (input.certificateIds.length === 0) return 0;
+  const { rows } = await tx.query<{ n: number }>(
+    `WITH c AS (
+       UPDATE certificates SET email_count = email_count + 1
+        WHERE account_id = $1 AND id = ANY($3::uuid[]) AND status = 'Issued'
+       RETURNING id, recipient_email
+     ), s AS (
+       INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
+       SELECT u.send_id, $1, c.id, c.recipient_email, 'queued', $2, $2
+         FROM c JOIN unnest($3::uuid[], $4::uuid[]) AS u(certificate_id, send_id) ON u.certificate_id = c.id
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM s)::int AS n, pg_notify('${NOTIFY_CHANNEL}', '')`,
+    [input.accountId, input.now, input.certificateIds, input.sendIds],
+  );
+  return rows[0]!.n;
 }
 
 export async function listSends(
@@ -56,9 +112,87 @@ export async function listSends(
   return { rows: list.rows, total: count.rows[0]!.n };
 }
 
+/**
+ * Queues the renewal reminders due at `now` (up to `limit` certificates), in one transaction: the
+ * certificates are locked (SKIP LOCKED: workers side by side take different ones), each gets a send
+ * of its due reminder (the latest, when a worker was down past several) counted in emailCount, and
+ * its next reminder is moved on. Revoked certificates have none (revocation clears them). Returns
+ * how many certificates it took (`limit`: there may be more).
+ */
+export async function scheduleReminders(
+  tx: Queryable,
+  input: { now: Date; limit: number; newId: () => string },
+): Promise<number> {
+  const { rows } = await tx.query<{
+    id: string;
+    account_id: string;
+    recipient_email: string;
+    reminders: number[];
+    expires_at: Date;
+  }>(
+    `SELECT id, account_id, recipient_email, reminders, expires_at FROM certificates
+      WHERE next_reminder_at <= $1 AND status = 'Issued'
+      ORDER BY next_reminder_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [input.now, input.limit],
+  );
+  if (rows.length === 0) return 0;
+  const sends: { row: (typeof rows)[number]; days: number }[] = [];
+  const next = rows.map((row) => {
+    const plan = reminderPlan(row.expires_at, row.reminders ?? [], input.now);
+    const [days, ...rest] = plan.reminders;
+    // Due now (or overtaken by it): send; what remains falls due later. Past the expiry: nothing.
+    if (days !== undefined && plan.nextAt!.getTime() <= input.now.getTime()) {
+      sends.push({ row, days });
+      return {
+        id: row.id,
+        reminders: rest,
+        nextAt: rest.length > 0 ? reminderPlan(row.expires_at, rest, input.now).nextAt : null,
+      };
+    }
+    return { id: row.id, reminders: plan.reminders, nextAt: plan.nextAt };
+  });
+  await tx.query(
+    `UPDATE certificates c SET reminders = u.reminders::integer[], next_reminder_at = u.next_at
+       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(id, reminders, next_at)
+      WHERE c.id = u.id`,
+    [
+      next.map((n) => n.id),
+      next.map((n) => (n.reminders.length > 0 ? `{${n.reminders.join(',')}}` : null)),
+      next.map((n) => n.nextAt),
+    ],
+  );
+  if (sends.length === 0) return rows.length;
+  // Due at once by the database's clock, which the claim reads; created at the service's.
+  const { rows: queued } = await tx.query<{ certificate_id: string }>(
+    `INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at, kind, remind_days)
+     SELECT u.id, u.account_id, u.certificate_id, u.email, 'queued', now(), $6, 'reminder', u.days
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::int[]) AS u(id, account_id, certificate_id, email, days)
+     ON CONFLICT DO NOTHING
+     RETURNING certificate_id`,
+    [
+      sends.map(() => input.newId()),
+      sends.map((s) => s.row.account_id),
+      sends.map((s) => s.row.id),
+      sends.map((s) => s.row.recipient_email),
+      sends.map((s) => s.days),
+      input.now,
+    ],
+  );
+  if (queued.length === 0) return rows.length;
+  await tx.query('UPDATE certificates SET email_count = email_count + 1 WHERE id = ANY($1::uuid[])', [
+    queued.map((q) => q.certificate_id),
+  ]);
+  await tx.query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
+  return rows.length;
+}
+
 export interface Job {
   id: string;
   attempts: number;
+  kind: SendKind;
+  remind_days: number | null;
+  expires_at: Date | null;
+  renewal_url: string | null;
   certificate_status: string;
   recipient_email: string;
   recipient_name: string;
@@ -86,12 +220,17 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
        UPDATE email_sends s SET status = 'sending', attempts = s.attempts + 1,
               lease_until = now() + make_interval(secs => $2::double precision / 1000)
          FROM due WHERE s.id = due.id
-       RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id
+       RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id, s.kind, s.remind_days
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
             c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
             c.issued_at, a.linkedin_organization_id, t.locale,
-            EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential
+            EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential,
+            claimed.kind, claimed.remind_days, c.expires_at,
+            -- Read for reminders only: a design carries its images inline, and detoasting it for
+            -- every certificate email would cost megabytes per job.
+            CASE WHEN claimed.kind = 'reminder'
+                 THEN (SELECT t.design->>'renewalUrl' FROM templates t WHERE t.id = c.template_id) END AS renewal_url
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
        JOIN accounts a ON a.id = c.account_id

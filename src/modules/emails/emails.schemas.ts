@@ -23,6 +23,13 @@ export const EmailSend = Type.Object(
     id: Type.String({ format: 'uuid' }),
     certificateId: Type.String({ format: 'uuid' }),
     recipientEmail: Type.String(),
+    kind: Type.Union([Type.Literal('certificate'), Type.Literal('reminder')], {
+      description:
+        "certificate: the certificate email (a send, or email on issue); reminder: a renewal reminder before the expiry (the template's remindBeforeDays)",
+    }),
+    remindBeforeDays: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'For a reminder: how many days before the expiry it falls due; null otherwise',
+    }),
     status: Type.Union([
       Type.Literal('queued'),
       Type.Literal('sending'),
@@ -43,6 +50,8 @@ export const EMAIL_SEND_EXAMPLE: EmailSendView = {
   id: EXAMPLE.sendId,
   certificateId: EXAMPLE.certificateId,
   recipientEmail: 'zoe@example.com',
+  kind: 'certificate',
+  remindBeforeDays: null,
   status: 'queued',
   attempts: 0,
   lastError: null,

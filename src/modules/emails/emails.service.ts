@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
@@ -12,6 +12,8 @@ function view(row: repo.EmailSendRow): EmailSendView {
     id: row.id,
     certificateId: row.certificate_id,
     recipientEmail: row.recipient_email,
+    kind: row.kind,
+    remindBeforeDays: row.remind_days,
     status: row.status,
     attempts: row.attempts,
     lastError: row.last_error,
@@ -53,6 +55,32 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
           now: deps.now(),
         });
         return view(row);
+      });
+    },
+
+    // Emails every Issued certificate of `certificateIds` at once (the dashboard's "Email all created"),
+    // in one transaction with `claim` (which returns false when they were emailed already: 409).
+    async sendAll(
+      principal: Principal,
+      certificateIds: string[],
+      claim: (tx: Queryable) => Promise<boolean>,
+    ): Promise<number> {
+      if (!principal.emailDelivery) {
+        throw new ForbiddenError(
+          principal.partner
+            ? 'Email delivery is disabled by the partner contract'
+            : `Email delivery is not included in the ${principal.plan} plan`,
+        );
+      }
+      return db.transaction(async (tx) => {
+        if (!(await claim(tx))) throw new ConflictError('These certificates were emailed already');
+        const now = deps.now();
+        return repo.enqueueMany(tx, {
+          accountId: principal.accountId,
+          now,
+          certificateIds,
+          sendIds: certificateIds.map(() => uuidv7(now.getTime())),
+        });
       });
     },
 

@@ -40,6 +40,7 @@ main{max-width:40rem;margin:0 auto;padding:1rem}
 .banner{display:flex;align-items:center;gap:.9rem;padding:1.25rem;color:#fff}
 .banner.valid{background:#13793f}
 .banner.revoked{background:#b42318}
+.banner.expired{background:#b54708}
 .banner.unknown{background:#475467}
 .banner svg{flex:none;width:3rem;height:3rem}
 .banner h1{margin:0;font-size:1.6rem;line-height:1.2;font-weight:700}
@@ -198,10 +199,11 @@ ${opts.script ? `<script>${SCRIPT}</script>\n` : ''}</body>
 `;
 }
 
-type PageState = 'valid' | 'revoked' | 'unknown';
+type PageState = 'valid' | 'revoked' | 'expired' | 'unknown';
 
 function stateOf(view: VerifyView): PageState {
   if (view.status === 'Revoked') return 'revoked';
+  if (view.expired && view.expiresAt) return 'expired';
   return view.valid && view.status === 'Issued' ? 'valid' : 'unknown';
 }
 
@@ -219,10 +221,19 @@ function banner(view: VerifyView, state: PageState, lang: Language): string {
     const reason = view.revocationReason
       ? escapeHtml(view.revocationReason)
       : messageHtml(lang, 'page.revoked.noReason');
+    // A correction (reissue) links the certificate that replaced this one.
+    const replaced = view.supersededBy
+      ? ` <a id="superseded-by" href="${escapeHtml(view.supersededBy)}">${messageHtml(lang, 'page.superseded.link')}</a>`
+      : '';
     return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
 <h1>${messageHtml(lang, 'page.revoked.heading')}</h1>
 <p>${text}</p></div></header>
-<p class="reason" id="revocation-reason"><strong>${messageHtml(lang, 'page.revoked.reason')}</strong><span dir="auto">${reason}</span></p>`;
+<p class="reason" id="revocation-reason"><strong>${messageHtml(lang, 'page.revoked.reason')}</strong><span dir="auto">${reason}</span>${replaced}</p>`;
+  }
+  if (state === 'expired' && view.expiresAt) {
+    return `<header class="banner expired" id="verify-state" data-state="expired">${ICON_CROSS}<div>
+<h1>${messageHtml(lang, 'page.expired.text', { date: time(view.expiresAt, lang) })}</h1>
+<p>${messageHtml(lang, 'page.expired.body', { issuer })}</p></div></header>`;
   }
   return `<header class="banner unknown" id="verify-state" data-state="unknown">${ICON_QUESTION}<div>
 <h1>${messageHtml(lang, 'page.unknown.heading')}</h1>
@@ -235,7 +246,12 @@ function row(label: string, valueHtml: string, id: string, className = '', typed
   return `<div><dt>${label}</dt><dd id="${id}"${cls}${typed ? ' dir="auto"' : ''}>${valueHtml}</dd></div>`;
 }
 
-const TITLES = { valid: 'title.valid', revoked: 'title.revoked', unknown: 'title.unknown' } as const;
+const TITLES = {
+  valid: 'title.valid',
+  revoked: 'title.revoked',
+  expired: 'title.expired',
+  unknown: 'title.unknown',
+} as const;
 
 // Whether the certificate carries a signed credential and a signed PDF, by whom, and where to get it.
 function signature(view: VerifyView, lang: Language): string {
@@ -338,6 +354,15 @@ export function renderVerifyPage(view: VerifyView, lang: Language = 'en'): strin
     row(messageHtml(lang, 'label.certificate'), escapeHtml(view.templateName), 'template-name', '', true),
     row(messageHtml(lang, 'label.issuedBy'), escapeHtml(view.issuerName), 'issuer-name', '', true),
     row(messageHtml(lang, 'label.issuedOn'), time(view.issuedAt, lang), 'issued-at'),
+    ...(view.expiresAt
+      ? [
+          row(
+            messageHtml(lang, view.expired ? 'label.expiredOn' : 'label.validUntil'),
+            time(view.expiresAt, lang),
+            'expires-at',
+          ),
+        ]
+      : []),
     row(messageHtml(lang, 'label.code'), escapeHtml(view.uniqueCode), 'unique-code', 'code'),
     row(messageHtml(lang, 'label.signature'), signature(view, lang), 'signature', 'plain'),
   ].join('\n');

@@ -5,6 +5,7 @@ export interface VerificationRow {
   unique_code: string;
   recipient_name: string;
   issued_at: Date;
+  expires_at: Date | null;
   revoked_at: Date | null;
   revocation_reason: string | null;
   title: string;
@@ -16,6 +17,7 @@ export interface VerificationRow {
   pdf_signed: boolean;
   linkedin_organization_id: string | null;
   public_download: boolean;
+  superseded_by_code: string | null;
 }
 
 // The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
@@ -36,10 +38,11 @@ export async function findForVerification(
        FROM async_commit, templates t, accounts a, certificate_pdfs p
       WHERE c.unique_code = $1 AND c.status <> 'Draft'
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
-      RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.revoked_at, c.revocation_reason, c.title,
+      RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.title,
                 t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
                 a.linkedin_organization_id, a.public_download,
-                (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256`,
+                (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256,
+                (SELECT n.unique_code FROM certificates n WHERE n.id = c.superseded_by) AS superseded_by_code`,
     values: [code, count],
   });
   return rows[0];

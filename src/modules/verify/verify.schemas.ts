@@ -4,16 +4,27 @@ import { EXAMPLE, Timestamp } from '../../platform/http/schemas.js';
 // What public verification shows: never the email, the data or internal ids.
 export const Verification = Type.Object(
   {
-    valid: Type.Boolean({ description: 'True only for Issued' }),
+    valid: Type.Boolean({ description: 'True only for Issued and not expired' }),
     status: Type.Union([Type.Literal('Issued'), Type.Literal('Revoked')]),
     uniqueCode: Type.String(),
     recipientName: Type.String(),
     issuedAt: Timestamp,
+    expiresAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the certificate expires (frozen at issue); null when it does not',
+    }),
+    expired: Type.Boolean({
+      description:
+        'True from expiresAt on; an expired certificate keeps its status (Issued) but is not valid',
+    }),
     revokedAt: Type.Union([Timestamp, Type.Null()]),
     revocationReason: Type.Union([Type.String(), Type.Null()]),
     title: Type.String({
       description:
         'What was earned (e.g. the course), frozen at issue; the template name when the design has no title',
+    }),
+    supersededBy: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      description:
+        'For a certificate revoked by a correction (POST /certificates/{id}/reissue): the verification URL of the certificate that replaced it',
     }),
     templateName: Type.String(),
     issuerName: Type.String(),
@@ -45,9 +56,12 @@ export const VERIFICATION_EXAMPLE: Verification = {
   uniqueCode: EXAMPLE.uniqueCode,
   recipientName: 'Zoë Ångström',
   issuedAt: EXAMPLE.issuedAt,
+  expiresAt: null,
+  expired: false,
   revokedAt: null,
   revocationReason: null,
   title: 'Safe Lifting',
+  supersededBy: null,
   templateName: 'Course completion',
   issuerName: 'Northwind Academy',
   verificationUrl: EXAMPLE.verificationUrl,

@@ -27,7 +27,7 @@ export interface PageExtras {
 }
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
-export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
+export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
   return {
     // The frozen PDF for anyone with the code, unless the account turned public download off or
     // the certificate was revoked: both read as not found. `count` is false for HEAD.
@@ -45,12 +45,16 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
       const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
       const signedRow = row.credential_sha256 !== null;
+      // Expired from its expiry instant on; the status stays Issued.
+      const expired = row.expires_at !== null && row.expires_at.getTime() <= deps.now().getTime();
       return {
-        valid: row.status === 'Issued',
+        valid: row.status === 'Issued' && !expired,
         status: row.status,
         uniqueCode: row.unique_code,
         recipientName: row.recipient_name,
         issuedAt: row.issued_at.toISOString(),
+        expiresAt: row.expires_at?.toISOString() ?? null,
+        expired,
         revokedAt: row.revoked_at?.toISOString() ?? null,
         revocationReason: row.revocation_reason,
         title: row.title,
@@ -63,6 +67,10 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string }) {
         credentialSha256: row.credential_sha256,
         linkedinOrganizationId: row.linkedin_organization_id,
         publicDownload: row.public_download,
+        supersededBy:
+          row.superseded_by_code === null
+            ? null
+            : verificationUrl(deps.publicBaseUrl, row.superseded_by_code),
         issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
         credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,
       };
