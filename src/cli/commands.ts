@@ -4,6 +4,7 @@ import { date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
 import { createDemo, demoLines } from './demo.js';
 import { CliError, print } from './output.js';
+import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
 import { importCommand } from './import.command.js';
 import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
@@ -294,4 +295,5 @@ export const commands: Command[] = [
   },
   importCommand,
   ...proofCommands,
+  ...accountSettingsCommands,
 ];

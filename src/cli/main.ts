@@ -17,6 +17,7 @@ Usage: certsvc <command> [options]   (every command accepts --json)
   account list
   account show ACCOUNT_ID                   plan, limits, contract, keys, usage
   account set-plan ACCOUNT_ID PLAN
+  account settings ACCOUNT_ID [--linkedin-organization-id ID|none] [--public-download on|off]
   contract create ACCOUNT_ID [--starts ISO] [--ends ISO] [--no-email]
   contract end CONTRACT_ID
   key create ACCOUNT_ID [--name NAME] [--scopes a,b,c]

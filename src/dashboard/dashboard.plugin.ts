@@ -17,6 +17,7 @@ import { importsPages } from './imports.routes.js';
 import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
+import { settingsRoutes } from './settings.routes.js';
 import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
@@ -160,4 +161,5 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   templatesPages(app, deps);
   certificatesPages(app, deps);
   importsPages(app, deps);
+  settingsRoutes(app, deps);
 }

@@ -2,7 +2,7 @@ import { parseDuration } from '../platform/duration.js';
 import type { Design } from './design.schema.js';
 import { fontChain, fontNames } from './fonts.js';
 import { imageProblem } from './images.js';
-import { parseText } from './placeholders.js';
+import { parseText, supportedLocale } from './placeholders.js';
 import { num } from './pdf-syntax.js';
 import type { RenderIssue } from './render-types.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
@@ -38,6 +38,13 @@ export function designIssues(design: Design): RenderIssue[] {
       });
     }
   };
+
+  if (design.locale !== undefined && !supportedLocale(design.locale)) {
+    issues.push({
+      path: ['locale'],
+      message: `"${design.locale}" is not a language this service can write dates in (a BCP 47 tag such as en, fr, de-CH, ar-EG)`,
+    });
+  }
 
   if (design.validity !== undefined) {
     const parsed = parseDuration(design.validity);

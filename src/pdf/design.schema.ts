@@ -136,6 +136,14 @@ export const Design = Type.Object(
           'What the certificate is for, with {{placeholders}} (e.g. {{data.course}}): filled at issue and frozen on the certificate as its title; shown by verification and used in emails. Without it, the title is the template name.',
       }),
     ),
+    locale: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+        maxLength: 35,
+        description:
+          'BCP 47 language tag (default en), e.g. fr, de-CH, ar-EG: how dates and numbers are written on the PDF, and the language of the certificate email',
+      }),
+    ),
     fields: Type.Array(TemplateField, { maxItems: 50 }),
     validity: Type.Optional(
       Type.String({

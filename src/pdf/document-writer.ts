@@ -53,7 +53,7 @@ export function renderDocument(
   }
   const resolved = new Map<string, string>(); // by refKey
   for (const { ref, elements } of template.refs) {
-    const value = valueOf(ref, values);
+    const value = valueOf(ref, values, template.locale);
     if (value === undefined) {
       issues.push({
         path: refPath(ref),

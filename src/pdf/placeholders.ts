@@ -79,30 +79,84 @@ const months = [
   'December',
 ];
 
-/** `2026-11-21T09:30:00.000Z` -> `21 November 2026` (UTC). */
-export function formatIssuedAt(iso: string): string | undefined {
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+// Intl formats, made once per locale (making one costs far more than using it).
+function dateFormat(locale: string): Intl.DateTimeFormat {
+  let f = dateFormats.get(locale);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+    dateFormats.set(locale, f);
+  }
+  return f;
+}
+
+/**
+ * `2026-11-21T09:30:00.000Z` -> `21 November 2026` (UTC). With a locale other than `en` (a
+ * design's `locale`), the date as that language writes it, with its digits where Intl gives them:
+ * fr `21 novembre 2026`, de `21. November 2026`, ar-EG `٢١ نوفمبر ٢٠٢٦`, ja `2026年11月21日`.
+ */
+export function formatIssuedAt(iso: string, locale = 'en'): string | undefined {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return undefined;
-  return `${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+  if (locale === 'en') return `${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+  // Intl's format costs microseconds; a batch (or the verification page) writes the same few days.
+  const key = `${locale} ${Math.floor(date.getTime() / 86_400_000)}`;
+  let text = formattedDays.get(key);
+  if (text === undefined) {
+    if (formattedDays.size >= 10_000) formattedDays.clear();
+    text = dateFormat(locale).format(date);
+    formattedDays.set(key, text);
+  }
+  return text;
+}
+
+const formattedDays = new Map<string, string>();
+
+/**
+ * A number as the locale writes it: its decimal sign and digits, without grouping (a year or an
+ * id must not become 2,026). `en` keeps JavaScript's own form.
+ */
+export function formatNumber(value: number, locale = 'en'): string {
+  if (locale === 'en' || !Number.isFinite(value)) return String(value);
+  let f = numberFormats.get(locale);
+  if (!f) {
+    f = new Intl.NumberFormat(locale, { useGrouping: false, maximumFractionDigits: 20 });
+    numberFormats.set(locale, f);
+  }
+  return f.format(value);
+}
+
+/** Whether Intl can write dates in this language tag; the canonical tag, or undefined. */
+export function supportedLocale(tag: string): string | undefined {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    if (!canonical) return undefined;
+    return Intl.DateTimeFormat.supportedLocalesOf([canonical]).length > 0 ? canonical : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The text a placeholder stands for; undefined when the value is missing or of the wrong type. */
-export function valueOf(ref: ValueRef, values: RenderValues): string | undefined {
+export function valueOf(ref: ValueRef, values: RenderValues, locale = 'en'): string | undefined {
   switch (ref.source) {
     case 'name':
       return typeof values.recipientName === 'string' ? values.recipientName.normalize('NFC') : undefined;
     case 'data': {
       const value = values.data?.[ref.key];
       if (value === undefined || value === null) return '';
+      if (typeof value === 'number') return formatNumber(value, locale);
       return typeof value === 'string' ? value.normalize('NFC') : String(value);
     }
     case 'issuedAt':
-      return formatIssuedAt(values.issuedAt);
+      return formatIssuedAt(values.issuedAt, locale);
     case 'expiresAt':
       // No expiry prints nothing; an expiry that is not a date is an error like issuedAt's.
       return values.expiresAt === undefined || values.expiresAt === null
         ? ''
-        : formatIssuedAt(values.expiresAt);
+        : formatIssuedAt(values.expiresAt, locale);
     case 'uniqueCode':
       return typeof values.uniqueCode === 'string' ? values.uniqueCode : undefined;
     case 'verificationUrl':
@@ -110,10 +164,11 @@ export function valueOf(ref: ValueRef, values: RenderValues): string | undefined
   }
 }
 
-/** A text with its placeholders filled, white space collapsed and trimmed (the design's `title`). */
-export function fillText(text: string, values: RenderValues): string {
+/** A text with its placeholders filled, white space collapsed and trimmed (the design's `title`), dates
+ * and numbers in `locale` (the issue service passes none yet: titles are written in English). */
+export function fillText(text: string, values: RenderValues, locale = 'en'): string {
   const filled = parseText(text)
-    .segments.map((s) => ('literal' in s ? s.literal : (valueOf(s.ref, values) ?? '')))
+    .segments.map((s) => ('literal' in s ? s.literal : (valueOf(s.ref, values, locale) ?? '')))
     .join('');
   return filled.replace(/\s+/g, ' ').trim();
 }

@@ -64,6 +64,8 @@ export interface CompiledTemplate {
   /** The page dictionary's entries (a document writes the page, adding its own). */
   pageEntries: string;
   title: string;
+  /** The design's locale (BCP 47): how dates and numbers are written. */
+  locale: string;
   objectCount: number;
 }
 
@@ -224,6 +226,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     prefix: writer.build(),
     pageEntries,
     title: textString(design.name),
+    locale: design.locale ?? 'en',
     objectCount: nextObject,
   };
 }

@@ -104,6 +104,7 @@ export function homePage(opts: {
           <a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
           <a class="button secondary" href="/dashboard/templates">Templates (${opts.templateCount})</a>
           <a class="button secondary" href="/dashboard/settings/api-keys">API keys</a>
+          <a class="button secondary" href="/dashboard/settings/sharing">Sharing settings</a>
         </div>
       </section>`,
   });

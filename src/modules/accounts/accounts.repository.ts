@@ -7,9 +7,11 @@ export interface AccountRow {
   plan: string;
   monthly_limit: number | null;
   created_at: Date;
+  linkedin_organization_id: string | null;
+  public_download: boolean;
 }
 
-const COLUMNS = 'id, name, plan, monthly_limit, created_at';
+const COLUMNS = 'id, name, plan, monthly_limit, created_at, linkedin_organization_id, public_download';
 
 // The configured catalog is the truth: rows are upserted at start.
 export async function upsertPlans(db: Queryable, plans: PlanDefinition[]): Promise<void> {
@@ -42,6 +44,26 @@ export async function updatePlan(db: Queryable, id: string, plan: string): Promi
   const { rows } = await db.query<AccountRow>(
     `UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, plan],
+  );
+  return rows[0];
+}
+
+// The sharing settings of an account (issue 19); a field left undefined keeps its value.
+export async function updateSettings(
+  db: Queryable,
+  id: string,
+  settings: { linkedinOrganizationId?: string | null; publicDownload?: boolean },
+): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(
+    `UPDATE accounts SET linkedin_organization_id = CASE WHEN $2 THEN $3 ELSE linkedin_organization_id END,
+            public_download = COALESCE($4, public_download)
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [
+      id,
+      settings.linkedinOrganizationId !== undefined,
+      settings.linkedinOrganizationId ?? null,
+      settings.publicDownload ?? null,
+    ],
   );
   return rows[0];
 }
@@ -109,7 +131,7 @@ export async function accountOverview(
   input: { id: string; now: Date; period: string },
 ): Promise<AccountOverviewRow | undefined> {
   const { rows } = await db.query<AccountOverviewRow>(
-    `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at,
+    `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id, a.public_download,
             p.api_access, p.email_delivery AS plan_email_delivery,
             COALESCE(a.monthly_limit, p.monthly_limit) AS effective_limit,
             c.id AS contract_id, c.starts_at AS contract_starts_at, c.ends_at AS contract_ends_at,

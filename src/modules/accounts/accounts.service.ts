@@ -13,6 +13,15 @@ export interface AccountView {
   plan: string;
   monthlyLimit: number | null;
   createdAt: string;
+  settings: AccountSettings;
+}
+
+// What an account chooses about its certificates' public life (issue 19).
+export interface AccountSettings {
+  /** LinkedIn organisation id (digits) that "Add to LinkedIn profile" links name; null: by name. */
+  linkedinOrganizationId: string | null;
+  /** Whether the public verification page offers the PDF for download. */
+  publicDownload: boolean;
 }
 
 export interface AccountOverview extends AccountView {
@@ -56,7 +65,25 @@ function view(row: repo.AccountRow): AccountView {
     plan: row.plan,
     monthlyLimit: row.monthly_limit,
     createdAt: row.created_at.toISOString(),
+    settings: { linkedinOrganizationId: row.linkedin_organization_id, publicDownload: row.public_download },
   };
+}
+
+// The id of a LinkedIn company page: digits, as in linkedin.com/company/<id>/admin. Also taken
+// from the whole admin URL people copy. Empty: none.
+export function linkedinOrganizationId(input: string | null): string | null {
+  const text = (input ?? '').trim();
+  if (text === '' || text.toLowerCase() === 'none') return null;
+  const id = /^(?:https?:\/\/(?:www\.)?linkedin\.com\/company\/)?(\d{1,19})\/?(?:admin\/?.*)?$/i.exec(
+    text,
+  )?.[1];
+  if (!id) {
+    throw new ValidationError(
+      [{ path: ['linkedinOrganizationId'], message: 'must be the digits of a LinkedIn company page id' }],
+      'The LinkedIn organisation id must be the number of the company page (linkedin.com/company/<digits>)',
+    );
+  }
+  return id;
 }
 
 export function createAccountsService(deps: { db: Db; config: Config; now: () => Date }) {
@@ -114,6 +141,21 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
         emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
         monthlyLimit: partner ? null : row.monthly_limit,
       };
+    },
+
+    async updateSettings(
+      id: string,
+      input: { linkedinOrganizationId?: string | null; publicDownload?: boolean },
+    ): Promise<AccountView> {
+      const row = await repo.updateSettings(db, id, {
+        publicDownload: input.publicDownload,
+        linkedinOrganizationId:
+          input.linkedinOrganizationId === undefined
+            ? undefined
+            : linkedinOrganizationId(input.linkedinOrganizationId),
+      });
+      if (!row) throw new NotFoundError('Account');
+      return view(row);
     },
 
     async list(): Promise<AccountView[]> {

@@ -160,6 +160,10 @@ export function startEmailWorker(deps: {
               credentialUrl: job.has_credential
                 ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
                 : undefined,
+              issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
+              expiresAt: job.expires_at?.toISOString() ?? null,
+              linkedinOrganizationId: job.linkedin_organization_id,
+              locale: job.locale,
               pdf: job.pdf,
             });
     } catch (err) {

@@ -200,6 +200,9 @@ export interface Job {
   has_credential: boolean;
   title: string;
   issuer_name: string;
+  issued_at: Date;
+  linkedin_organization_id: string | null;
+  locale: string | null;
   pdf: Buffer;
 }
 
@@ -221,6 +224,7 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
             c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
+            c.issued_at, a.linkedin_organization_id, t.locale,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential,
             claimed.kind, claimed.remind_days, c.expires_at,
             -- Read for reminders only: a design carries its images inline, and detoasting it for
@@ -230,6 +234,7 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
        JOIN accounts a ON a.id = c.account_id
+       JOIN templates t ON t.id = c.template_id
        JOIN certificate_pdfs p ON p.certificate_id = c.id`,
     [input.limit, input.leaseMs],
   );

@@ -6,6 +6,8 @@
 import { escapeHtml } from '../../platform/html.js';
 import { certificateFileName } from '../certificates/certificate.view.js';
 import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
+import { linkedInAddToProfileUrl } from '../verify/share-links.js';
+import { direction, languageOf, message, messageHtml, type MessageKey } from '../../platform/i18n/i18n.js';
 
 export interface MailAddress {
   name: string;
@@ -44,6 +46,14 @@ export interface CertificateMessageInput {
   uniqueCode: string;
   /** Where the signed Open Badges credential is served, when the certificate has one. */
   credentialUrl?: string;
+  /** Issue time (ISO 8601); with it the email offers "Add to LinkedIn profile". */
+  issuedAt?: string;
+  /** Expiry (ISO 8601), for certificates that have one. */
+  expiresAt?: string | null;
+  /** The issuing account's LinkedIn organisation id, when it set one. */
+  linkedinOrganizationId?: string | null;
+  /** The template's locale (BCP 47): the language of the email; English when it has no catalog. */
+  locale?: string | null;
   pdf: Buffer;
 }
 
@@ -116,51 +126,62 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   const url = checkedUrl(input.verificationUrl);
   const credential = input.credentialUrl === undefined ? undefined : checkedUrl(input.credentialUrl);
   const from = parseMailAddress(input.from, 'sender');
+  const linkedIn =
+    input.issuedAt === undefined
+      ? undefined
+      : linkedInAddToProfileUrl({
+          name: title,
+          organizationName: issuer,
+          organizationId: input.linkedinOrganizationId,
+          issuedAt: input.issuedAt,
+          expiresAt: input.expiresAt,
+          certUrl: url,
+          certId: sanitizeHeaderText(input.uniqueCode),
+        });
   const to: MailAddress = { name: recipient, address: checkedAddress(input.to, 'recipient') };
 
+  const lang = languageOf(input.locale) ?? 'en';
+  const code = sanitizeHeaderText(input.uniqueCode);
+  const t = (key: MessageKey, params?: Record<string, string>) => message(lang, key, params);
   const text = [
-    `Hello ${recipient},`,
+    t('email.hello', { name: recipient }),
     '',
-    `${issuer} has issued you a certificate: ${title}.`,
+    t('email.issued', { issuer, title }),
     '',
-    'The certificate is attached to this email as a PDF.',
-    `Anyone can check that it is genuine at:`,
+    t('email.attached'),
+    t('email.checkAt'),
     url,
     '',
-    `Certificate code: ${sanitizeHeaderText(input.uniqueCode)}`,
+    t('email.code', { code }),
     '',
-    ...(credential
-      ? [
-          'It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet',
-          'or add to a profile, and that anyone can check without this site:',
-          credential,
-          '',
-        ]
-      : []),
+    ...(linkedIn ? [t('email.linkedin'), linkedIn, ''] : []),
+    ...(credential ? [t('email.credential'), credential, ''] : []),
   ].join('\r\n');
 
   const e = escapeHtml;
+  const h = (key: MessageKey, params?: Record<string, string>) => messageHtml(lang, key, params);
+  const bdi = (value: string) => `<bdi>${e(value)}</bdi>`;
   // Names and titles in any script: isolated (<bdi>) so that a right-to-left name reads right to
   // left without turning the sentence around it, in the fonts the verification page uses (clients
   // that load web fonts get the service's own fonts for scripts the reader's device lacks).
   const html = `<!doctype html>
-<html lang="en" dir="ltr"><head><meta charset="utf-8"><style>
+<html lang="${lang}" dir="${direction(lang)}"><head><meta charset="utf-8"><style>
 ${nameFontFaces(new URL('fonts/', url).href)}
 </style></head>
 <body style="font-family:${e(FONT_STACK)}">
-<p>Hello <bdi>${e(recipient)}</bdi>,</p>
-<p><bdi>${e(issuer)}</bdi> has issued you a certificate: <strong><bdi>${e(title)}</bdi></strong>.</p>
-<p>The certificate is attached to this email as a PDF. Anyone can check that it is genuine at:<br>
+<p>${h('email.hello', { name: bdi(recipient) })}</p>
+<p>${h('email.issued', { issuer: bdi(issuer), title: `<strong>${bdi(title)}</strong>` })}</p>
+<p>${h('email.attached')} ${h('email.checkAt')}<br>
 <a href="${e(url)}">${e(url)}</a></p>
-<p>Certificate code: ${e(sanitizeHeaderText(input.uniqueCode))}</p>
-${credential ? `<p>It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet or add to a profile, and that anyone can check without this site: <a href="${e(credential)}">download the credential</a>.</p>\n` : ''}</body></html>
+<p>${h('email.code', { code: e(code) })}</p>
+${linkedIn ? `<p><a href="${e(linkedIn)}">${h('email.linkedinLink')}</a></p>\n` : ''}${credential ? `<p>${h('email.credential')} <a href="${e(credential)}">${h('email.credentialLink')}</a>.</p>\n` : ''}</body></html>
 `;
 
   return {
     messageId: input.messageId,
     from,
     to,
-    subject: `Your certificate: ${title} — ${recipient}`,
+    subject: t('email.subject', { title, name: recipient }),
     text,
     html,
     attachments: [

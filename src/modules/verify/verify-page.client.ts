@@ -11,6 +11,37 @@
 // connect-src either). WebCrypto only exists in secure contexts (https or localhost); a page opened
 // over plain http on another host falls back to the small SHA-256 below.
 export function verifyPageClient(): void {
+  // "Copy link": the clipboard API where the page may use it (secure contexts), else the selected
+  // text of the link box with the old copy command; the box stays there to copy by hand.
+  const copy = document.getElementById('copy-link');
+  const shareUrl = document.getElementById('share-url') as HTMLInputElement | null;
+  const copyStatus = document.getElementById('copy-status');
+  if (copy && shareUrl && copyStatus) {
+    copy.hidden = false;
+    copy.addEventListener('click', () => {
+      const said = (ok: boolean) => {
+        copyStatus.textContent = copy.getAttribute(ok ? 'data-copied' : 'data-copy-failed') || '';
+        copyStatus.setAttribute('data-copied', String(ok));
+      };
+      const byHand = () => {
+        shareUrl.focus();
+        shareUrl.select();
+        let ok = false;
+        try {
+          ok = document.execCommand('copy');
+        } catch {
+          ok = false;
+        }
+        said(ok);
+      };
+      if (navigator.clipboard && typeof navigator.clipboard.writeText === 'function') {
+        navigator.clipboard.writeText(shareUrl.value).then(() => said(true), byHand);
+      } else {
+        byHand();
+      }
+    });
+  }
+
   const section = document.getElementById('pdf-check');
   const input = document.getElementById('pdf-file') as HTMLInputElement | null;
   const zone = document.getElementById('pdf-drop');
@@ -21,6 +52,15 @@ export function verifyPageClient(): void {
   const expected = (section.getAttribute('data-pdf-sha256') || '').toLowerCase();
   const credential = (section.getAttribute('data-credential-sha256') || '').toLowerCase();
   const revoked = section.getAttribute('data-revoked') === 'true';
+  // The verdicts in the page's language; {file} stands for the file's name.
+  let words: Record<string, string> = {};
+  try {
+    words = JSON.parse(section.getAttribute('data-messages') || '{}') as Record<string, string>;
+  } catch {
+    words = {};
+  }
+  const say = (name: string, file?: string): string =>
+    (words[name] || name).split('{file}').join(file === undefined ? '{file}' : file);
   let latest = 0;
 
   const K = new Uint32Array([
@@ -118,7 +158,7 @@ export function verifyPageClient(): void {
     const run = ++latest;
     result!.removeAttribute('data-sha256');
     result!.removeAttribute('data-engine');
-    show('pending', 'Checking \u201c' + file.name + '\u201d\u2026', '');
+    show('pending', say('checking', file.name), '');
     try {
       const { hash, engine } = await digest(await file.arrayBuffer());
       if (run !== latest) return;
@@ -129,39 +169,23 @@ export function verifyPageClient(): void {
         if (credential && hash === credential) {
           show(
             'match',
-            'This credential matches the original signed credential.',
-            revoked
-              ? 'It is the credential that was issued, but the certificate has since been revoked.'
-              : 'It is exactly the credential that was issued (' + file.name + ').',
+            say('credentialMatch'),
+            revoked ? say('credentialMatchRevoked') : say('credentialMatchExact', file.name),
           );
         } else {
           show(
             'mismatch',
-            'This credential does not match the original: it is not the file that was issued.',
-            credential
-              ? 'The file \u201c' +
-                  file.name +
-                  '\u201d may have been edited, or belongs to another certificate.'
-              : 'This certificate was issued before certificates carried a signed credential.',
+            say('credentialMismatch'),
+            credential ? say('mismatchDetail', file.name) : say('credentialNone'),
           );
         }
       } else if (hash === expected) {
-        show(
-          'match',
-          'This PDF matches the original certificate.',
-          revoked
-            ? 'It is the file that was issued, but the certificate has since been revoked.'
-            : 'It is exactly the file that was issued (' + file.name + ').',
-        );
+        show('match', say('pdfMatch'), revoked ? say('pdfMatchRevoked') : say('pdfMatchExact', file.name));
       } else {
-        show(
-          'mismatch',
-          'This PDF does not match the original: it is not the file that was issued.',
-          'The file \u201c' + file.name + '\u201d may have been edited, or belongs to another certificate.',
-        );
+        show('mismatch', say('pdfMismatch'), say('mismatchDetail', file.name));
       }
     } catch {
-      if (run === latest) show('error', 'This file could not be read. Please try again.', '');
+      if (run === latest) show('error', say('error'), '');
     }
   }
 

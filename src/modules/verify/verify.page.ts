@@ -4,6 +4,16 @@ import { verifyPageClient } from './verify-page.client.js';
 import type { Verification } from './verify.schemas.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import { FONT_STACK, nameFontFaces } from './name-fonts.js';
+import { linkedInAddToProfileUrl } from './share-links.js';
+import { certificateFileName } from '../certificates/certificate.view.js';
+import {
+  direction,
+  LANGUAGE_NAMES,
+  LANGUAGES,
+  message,
+  messageHtml,
+  type Language,
+} from '../../platform/i18n/i18n.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
 // self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
@@ -11,8 +21,14 @@ import { FONT_STACK, nameFontFaces } from './name-fonts.js';
 // reader's device has no font for. Every value shown comes through escapeHtml(), and every value
 // that may be written right to left is isolated with dir="auto" (<bdi> inside sentences).
 
-// The page shows exactly what the JSON verification answers.
-export type VerifyView = Verification & { credentialSha256?: string | null };
+// The page shows exactly what the JSON verification answers, and uses the account's page settings.
+// `expiresAt` is read when the verification carries it (certificates that expire).
+export type VerifyView = Verification & {
+  credentialSha256?: string | null;
+  linkedinOrganizationId?: string | null;
+  publicDownload?: boolean;
+  expiresAt?: string | null;
+};
 
 const STYLE = `
 ${nameFontFaces('fonts/')}
@@ -57,6 +73,18 @@ section.check p{margin:0 0 .8rem;color:#475467}
 .result[data-result=mismatch],.result[data-result=error]{background:#fef3f2;border-color:#fda29b;color:#912018}
 .check .hash{margin:1rem 0 0;font-size:.8rem;color:#667085}
 .hash code{display:block;font-size:.78rem;overflow-wrap:anywhere;word-break:break-all}
+section.share{padding:1.25rem}
+section.share h2{margin:0 0 .6rem;font-size:1.2rem}
+.share-actions{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center}
+.share-actions input{flex:1 1 14rem;min-width:0;padding:.55rem .7rem;border:1px solid #d0d5dd;border-radius:8px;font:.92rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#344054;background:#f9fafb}
+.btn{display:inline-block;padding:.55rem 1rem;border:1px solid #1f5fbf;border-radius:8px;background:#fff;color:#1f5fbf;font-family:inherit;font-size:.95rem;font-weight:600;line-height:1.3;text-decoration:none;cursor:pointer}
+.btn.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
+.btn:focus{outline:3px solid #84adff;outline-offset:2px}
+.share-actions [role=status]{flex-basis:100%;font-size:.9rem;color:#05603a}
+.share-actions [role=status][data-copied=false]{color:#912018}
+.langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font:.9rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+.langs a{color:#1f5fbf}
+.langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
 footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#667085;text-align:center;overflow-wrap:anywhere}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
 `;
@@ -85,8 +113,13 @@ export function formatDateUtc(iso: string): string {
   return formatIssuedAt(iso) ?? iso;
 }
 
-function time(iso: string): string {
-  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatDateUtc(iso))}</time>`;
+// A date as the page's language writes it (UTC); English as on the certificate.
+export function formatDate(iso: string, lang: Language): string {
+  return formatIssuedAt(iso, lang) ?? iso;
+}
+
+function time(iso: string, lang: Language): string {
+  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatDate(iso, lang))}</time>`;
 }
 
 const ICON_CHECK =
@@ -100,19 +133,65 @@ const ICON_QUESTION =
   '<path d="M18 18a6 6 0 1 1 8.5 5.5c-1.8.8-2.5 2-2.5 4v1.5" fill="none" stroke="#475467" stroke-width="4.5" stroke-linecap="round"/>' +
   '<circle cx="24" cy="35" r="2.8" fill="#475467"/></svg>';
 
-function layout(opts: { title: string; body: string; script: boolean }): string {
+// Open Graph and Twitter card tags: a shared link previews with the certificate's title and words.
+function shareMeta(meta: { title: string; description: string; url: string }): string {
+  const title = escapeHtml(meta.title);
+  const description = escapeHtml(meta.description);
+  return `<meta name="description" content="${description}">
+<meta property="og:type" content="website">
+<meta property="og:title" content="${title}">
+<meta property="og:description" content="${description}">
+<meta property="og:url" content="${escapeHtml(meta.url)}">
+<meta name="twitter:card" content="summary">
+<meta name="twitter:title" content="${title}">
+<meta name="twitter:description" content="${description}">
+`;
+}
+
+// "English · Français · ...": one link per language, each in its own language (?lang=xx keeps the
+// choice in the address, so a link that is shared keeps it too). Its font stack leaves out the
+// bundled name fonts: the names of the languages must not make every visitor download the Arabic,
+// Devanagari and CJK fonts (the device's own fonts show them, or not, as they can).
+const switchers = new Map<Language, string>();
+function languageSwitcher(lang: Language): string {
+  let html = switchers.get(lang);
+  if (html === undefined) {
+    html = switcherOf(lang);
+    switchers.set(lang, html);
+  }
+  return html;
+}
+
+function switcherOf(lang: Language): string {
+  const links = LANGUAGES.map((l) =>
+    l === lang
+      ? `<a href="?lang=${l}" lang="${l}" hreflang="${l}" aria-current="true">${LANGUAGE_NAMES[l]}</a>`
+      : `<a href="?lang=${l}" lang="${l}" hreflang="${l}">${LANGUAGE_NAMES[l]}</a>`,
+  ).join('\n');
+  return `<nav class="langs" id="languages" aria-label="${messageHtml(lang, 'page.language')}">\n${links}\n</nav>`;
+}
+
+function layout(opts: {
+  lang: Language;
+  title: string;
+  body: string;
+  script: boolean;
+  meta?: { title: string; description: string; url: string };
+  switcher?: boolean;
+}): string {
   return `<!doctype html>
-<html lang="en" dir="ltr">
+<html lang="${opts.lang}" dir="${direction(opts.lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(opts.title)}</title>
-<style>${STYLE}</style>
+${opts.meta ? shareMeta(opts.meta) : ''}<style>${STYLE}</style>
 </head>
 <body>
 <main>
+${opts.switcher === false ? '' : languageSwitcher(opts.lang)}
 ${opts.body}
 </main>
 ${opts.script ? `<script>${SCRIPT}</script>\n` : ''}</body>
@@ -128,32 +207,37 @@ function stateOf(view: VerifyView): PageState {
   return view.valid && view.status === 'Issued' ? 'valid' : 'unknown';
 }
 
-function banner(view: VerifyView, state: PageState): string {
+function banner(view: VerifyView, state: PageState, lang: Language): string {
+  const issuer = `<bdi>${escapeHtml(view.issuerName)}</bdi>`;
   if (state === 'valid') {
     return `<header class="banner valid" id="verify-state" data-state="valid">${ICON_CHECK}<div>
-<h1>Valid certificate</h1>
-<p>Issued by <bdi>${escapeHtml(view.issuerName)}</bdi> and not revoked.</p></div></header>`;
+<h1>${messageHtml(lang, 'page.valid.heading')}</h1>
+<p>${messageHtml(lang, 'page.valid.text', { issuer })}</p></div></header>`;
   }
   if (state === 'revoked') {
-    const when = view.revokedAt ? ` on ${time(view.revokedAt)}` : '';
-    const reason = view.revocationReason ? escapeHtml(view.revocationReason) : 'The issuer gave no reason.';
+    const text = view.revokedAt
+      ? messageHtml(lang, 'page.revoked.textOn', { issuer, date: time(view.revokedAt, lang) })
+      : messageHtml(lang, 'page.revoked.text', { issuer });
+    const reason = view.revocationReason
+      ? escapeHtml(view.revocationReason)
+      : messageHtml(lang, 'page.revoked.noReason');
     // A correction (reissue) links the certificate that replaced this one.
     const replaced = view.supersededBy
-      ? ` <a id="superseded-by" href="${escapeHtml(view.supersededBy)}">See the corrected certificate</a>`
+      ? ` <a id="superseded-by" href="${escapeHtml(view.supersededBy)}">${messageHtml(lang, 'page.superseded.link')}</a>`
       : '';
     return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
-<h1>Revoked</h1>
-<p>This certificate was revoked by <bdi>${escapeHtml(view.issuerName)}</bdi>${when}. It is no longer valid.</p></div></header>
-<p class="reason" id="revocation-reason"><strong>Reason</strong><span dir="auto">${reason}</span>${replaced}</p>`;
+<h1>${messageHtml(lang, 'page.revoked.heading')}</h1>
+<p>${text}</p></div></header>
+<p class="reason" id="revocation-reason"><strong>${messageHtml(lang, 'page.revoked.reason')}</strong><span dir="auto">${reason}</span>${replaced}</p>`;
   }
   if (state === 'expired' && view.expiresAt) {
     return `<header class="banner expired" id="verify-state" data-state="expired">${ICON_CROSS}<div>
-<h1>Expired on ${time(view.expiresAt)}</h1>
-<p>This certificate from <bdi>${escapeHtml(view.issuerName)}</bdi> was valid until then. It is no longer valid.</p></div></header>`;
+<h1>${messageHtml(lang, 'page.expired.text', { date: time(view.expiresAt, lang) })}</h1>
+<p>${messageHtml(lang, 'page.expired.body', { issuer })}</p></div></header>`;
   }
   return `<header class="banner unknown" id="verify-state" data-state="unknown">${ICON_QUESTION}<div>
-<h1>Not valid</h1>
-<p>This certificate is not currently valid.</p></div></header>`;
+<h1>${messageHtml(lang, 'page.unknown.heading')}</h1>
+<p>${messageHtml(lang, 'page.unknown.text')}</p></div></header>`;
 }
 
 // Values people typed (names, titles) get dir="auto": a right-to-left name reads right to left.
@@ -162,72 +246,168 @@ function row(label: string, valueHtml: string, id: string, className = '', typed
   return `<div><dt>${label}</dt><dd id="${id}"${cls}${typed ? ' dir="auto"' : ''}>${valueHtml}</dd></div>`;
 }
 
-const TITLES: Record<PageState, string> = {
-  valid: 'Valid certificate',
-  revoked: 'Revoked certificate',
-  expired: 'Expired certificate',
-  unknown: 'Certificate not valid',
-};
+const TITLES = {
+  valid: 'title.valid',
+  revoked: 'title.revoked',
+  expired: 'title.expired',
+  unknown: 'title.unknown',
+} as const;
 
 // Whether the certificate carries a signed credential and a signed PDF, by whom, and where to get it.
-function signature(view: VerifyView): string {
-  if (!view.signed || !view.credentialUrl || !view.issuerDid) {
-    return 'Not digitally signed: issued before this service signed its certificates.';
-  }
+function signature(view: VerifyView, lang: Language): string {
+  if (!view.signed || !view.credentialUrl || !view.issuerDid) return messageHtml(lang, 'signature.none');
   const pdf = view.pdfSigned
-    ? ' The PDF itself is digitally signed too (a PAdES signature that PDF readers show) and carries the credential as its attached file <code>credential.json</code>.'
-    : ' Its PDF was issued before PDFs were signed: the PDF carries no signature of its own.';
-  return `Signed by <bdi>${escapeHtml(view.issuerName)}</bdi> as an Open Badges 3.0 credential that any standard verifier can check, with or without this site.${pdf} <span class="did">Issuer: <code>${escapeHtml(view.issuerDid)}</code></span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">Download the signed credential</a>`;
+    ? messageHtml(lang, 'signature.pdfSigned', { file: '<code>credential.json</code>' })
+    : messageHtml(lang, 'signature.pdfUnsigned');
+  const signed = messageHtml(lang, 'signature.signed', {
+    issuer: `<bdi>${escapeHtml(view.issuerName)}</bdi>`,
+  });
+  const did = messageHtml(lang, 'signature.issuer', { did: `<code>${escapeHtml(view.issuerDid)}</code>` });
+  return `${signed} ${pdf} <span class="did">${did}</span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">${messageHtml(lang, 'signature.download')}</a>`;
 }
 
-export function renderVerifyPage(view: VerifyView): string {
+// "Add to LinkedIn profile" (for a valid certificate) and "Copy link". The copy button appears
+// once the page's script runs; without it, the link box is there to copy by hand.
+function share(view: VerifyView, state: PageState, lang: Language): string {
+  const linkedIn =
+    state === 'valid'
+      ? `<a class="btn primary" id="linkedin-link" href="${escapeHtml(
+          linkedInAddToProfileUrl({
+            name: view.title,
+            organizationName: view.issuerName,
+            organizationId: view.linkedinOrganizationId,
+            issuedAt: view.issuedAt,
+            expiresAt: view.expiresAt,
+            certUrl: view.verificationUrl,
+            certId: view.uniqueCode,
+          }),
+        )}" target="_blank" rel="noopener noreferrer">${messageHtml(lang, 'share.linkedin')}</a>\n`
+      : '';
+  // Relative: /verify/<code> -> /verify/<code>/pdf, also under a base path.
+  const download =
+    view.publicDownload && view.status === 'Issued'
+      ? `<a class="btn" id="download-pdf" href="${escapeHtml(view.uniqueCode)}/pdf" download="${escapeHtml(certificateFileName(view.uniqueCode))}">${messageHtml(lang, 'share.download')}</a>\n`
+      : '';
+  return `<section class="card share" id="share" aria-labelledby="share-title">
+<h2 id="share-title">${messageHtml(lang, 'share.heading')}</h2>
+<div class="share-actions">
+${linkedIn}${download}<input id="share-url" type="url" dir="ltr" readonly value="${escapeHtml(view.verificationUrl)}" aria-label="${messageHtml(lang, 'share.linkLabel')}">
+<button class="btn" type="button" id="copy-link" data-copied="${messageHtml(lang, 'share.copied')}" data-copy-failed="${messageHtml(lang, 'share.copyFailed')}" hidden>${messageHtml(lang, 'share.copy')}</button>
+<span id="copy-status" role="status"></span>
+</div>
+</section>`;
+}
+
+// The words of a link preview: who earned what, from whom, and whether it holds.
+function previewOf(
+  view: VerifyView,
+  state: PageState,
+  lang: Language,
+): { title: string; description: string; url: string } {
+  const params = {
+    issuer: view.issuerName,
+    name: view.recipientName,
+    date: formatDate(view.issuedAt, lang),
+  };
+  const key =
+    state === 'valid' ? 'preview.valid' : state === 'revoked' ? 'preview.revoked' : 'preview.unknown';
+  return {
+    title: `${view.recipientName}: ${view.title}`,
+    description: message(lang, key, params),
+    url: view.verificationUrl,
+  };
+}
+
+// The messages of the page's script (the "Check a PDF" verdicts), in the page's language: the
+// script is the same text in every language (its hash is in the CSP), so it reads them from here.
+const CLIENT_MESSAGES = {
+  checking: 'check.checking',
+  pdfMatch: 'check.pdfMatch',
+  pdfMatchExact: 'check.pdfMatchExact',
+  pdfMatchRevoked: 'check.pdfMatchRevoked',
+  pdfMismatch: 'check.pdfMismatch',
+  credentialMatch: 'check.credentialMatch',
+  credentialMatchExact: 'check.credentialMatchExact',
+  credentialMatchRevoked: 'check.credentialMatchRevoked',
+  credentialMismatch: 'check.credentialMismatch',
+  credentialNone: 'check.credentialNone',
+  mismatchDetail: 'check.mismatchDetail',
+  error: 'check.error',
+} as const;
+
+const clientMessages = new Map<Language, string>();
+function clientMessagesOf(lang: Language): string {
+  let json = clientMessages.get(lang);
+  if (json === undefined) {
+    const entries = Object.entries(CLIENT_MESSAGES).map(([name, key]) => [name, message(lang, key)]);
+    json = escapeHtml(JSON.stringify(Object.fromEntries(entries)));
+    clientMessages.set(lang, json);
+  }
+  return json;
+}
+
+export function renderVerifyPage(view: VerifyView, lang: Language = 'en'): string {
   const state = stateOf(view);
   const details = [
-    row('Awarded to', escapeHtml(view.recipientName), 'recipient-name', 'name', true),
-    row('Awarded for', escapeHtml(view.title), 'title', '', true),
-    row('Certificate', escapeHtml(view.templateName), 'template-name', '', true),
-    row('Issued by', escapeHtml(view.issuerName), 'issuer-name', '', true),
-    row('Issued on', time(view.issuedAt), 'issued-at'),
+    row(messageHtml(lang, 'label.awardedTo'), escapeHtml(view.recipientName), 'recipient-name', 'name', true),
+    row(messageHtml(lang, 'label.awardedFor'), escapeHtml(view.title), 'title', '', true),
+    row(messageHtml(lang, 'label.certificate'), escapeHtml(view.templateName), 'template-name', '', true),
+    row(messageHtml(lang, 'label.issuedBy'), escapeHtml(view.issuerName), 'issuer-name', '', true),
+    row(messageHtml(lang, 'label.issuedOn'), time(view.issuedAt, lang), 'issued-at'),
     ...(view.expiresAt
-      ? [row(view.expired ? 'Expired on' : 'Valid until', time(view.expiresAt), 'expires-at')]
+      ? [
+          row(
+            messageHtml(lang, view.expired ? 'label.expiredOn' : 'label.validUntil'),
+            time(view.expiresAt, lang),
+            'expires-at',
+          ),
+        ]
       : []),
-    row('Certificate code', escapeHtml(view.uniqueCode), 'unique-code', 'code'),
-    row('Digital signature', signature(view), 'signature', 'plain'),
+    row(messageHtml(lang, 'label.code'), escapeHtml(view.uniqueCode), 'unique-code', 'code'),
+    row(messageHtml(lang, 'label.signature'), signature(view, lang), 'signature', 'plain'),
   ].join('\n');
   const body = `<article class="card">
-${banner(view, state)}
+${banner(view, state, lang)}
 <dl>
 ${details}
 </dl>
 </article>
-<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-credential-sha256="${escapeHtml(view.credentialSha256 ?? '')}" data-revoked="${state === 'revoked'}">
-<h2 id="pdf-check-title">Check a PDF</h2>
-<p>Have a copy of this certificate, or of its signed credential? Check that it is the original file. The file is checked on your device and never leaves your browser.</p>
+${share(view, state, lang)}
+<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-credential-sha256="${escapeHtml(view.credentialSha256 ?? '')}" data-revoked="${state === 'revoked'}" data-messages="${clientMessagesOf(lang)}">
+<h2 id="pdf-check-title">${messageHtml(lang, 'check.heading')}</h2>
+<p>${messageHtml(lang, 'check.intro')}</p>
 <label class="drop" id="pdf-drop" for="pdf-file">
-<strong>Drop the PDF or the credential here</strong>
-<span>or choose a file</span>
+<strong>${messageHtml(lang, 'check.drop')}</strong>
+<span>${messageHtml(lang, 'check.choose')}</span>
 <input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf,application/json,application/vc,.json">
 </label>
 <div class="result" id="pdf-check-result" role="status" aria-live="polite" hidden>
 <p class="msg" id="pdf-check-message"></p>
 <p class="detail" id="pdf-check-detail"></p>
 </div>
-<p class="hash">SHA-256 fingerprint of the original PDF:<code id="pdf-sha256">${escapeHtml(view.pdfSha256)}</code></p>
+<p class="hash">${messageHtml(lang, 'check.fingerprint')}<code id="pdf-sha256">${escapeHtml(view.pdfSha256)}</code></p>
 </section>
-<footer>Verification page for certificate <span class="code">${escapeHtml(view.uniqueCode)}</span></footer>`;
-  return layout({ title: `${TITLES[state]} \u00b7 ${view.uniqueCode}`, body, script: true });
+<footer>${messageHtml(lang, 'page.footer', { code: `<span class="code">${escapeHtml(view.uniqueCode)}</span>` })}</footer>`;
+  return layout({
+    lang,
+    title: `${message(lang, TITLES[state])} \u00b7 ${view.uniqueCode}`,
+    body,
+    script: true,
+    meta: previewOf(view, state, lang),
+  });
 }
 
-export function renderNotFoundPage(code: string): string {
+export function renderNotFoundPage(code: string, lang: Language = 'en'): string {
+  const shown = `<span class="code" id="unique-code">${escapeHtml(code)}</span>`;
   const body = `<article class="card">
 <header class="banner unknown" id="verify-state" data-state="not-found">${ICON_QUESTION}<div>
-<h1>No certificate found</h1>
-<p>There is no certificate with the code <span class="code" id="unique-code">${escapeHtml(code)}</span>.</p></div></header>
+<h1>${messageHtml(lang, 'notFound.heading')}</h1>
+<p>${messageHtml(lang, 'notFound.text', { code: shown })}</p></div></header>
 <dl>
-<div><dt>What you can do</dt><dd class="plain">Check the code for typing mistakes, or scan the QR code on the certificate again. If it still cannot be found, the certificate was not issued by this service.</dd></div>
+<div><dt>${messageHtml(lang, 'notFound.whatLabel')}</dt><dd class="plain">${messageHtml(lang, 'notFound.what')}</dd></div>
 </dl>
 </article>`;
-  return layout({ title: 'No certificate found', body, script: false });
+  return layout({ lang, title: message(lang, 'notFound.heading'), body, script: false });
 }
 
 // Any other refusal under /verify/ (a malformed request, a method other than GET, the rate limit):
@@ -241,7 +421,7 @@ export function renderErrorPage(status: number, message: string): string {
 <div><dt>What you can do</dt><dd class="plain">Open the link or scan the QR code on the certificate again${status === 429 ? ' in a minute' : ''}.</dd></div>
 </dl>
 </article>`;
-  return layout({ title: 'This page cannot be shown', body, script: false });
+  return layout({ lang: 'en', title: 'This page cannot be shown', body, script: false, switcher: false });
 }
 
 // Headers of every answer under /verify/, page or error page.

@@ -15,6 +15,8 @@ export interface VerificationRow {
   account_id: string;
   credential_sha256: string | null;
   pdf_signed: boolean;
+  linkedin_organization_id: string | null;
+  public_download: boolean;
   superseded_by_code: string | null;
 }
 
@@ -38,8 +40,31 @@ export async function findForVerification(
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.title,
                 t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
+                a.linkedin_organization_id, a.public_download,
                 (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256,
                 (SELECT n.unique_code FROM certificates n WHERE n.id = c.superseded_by) AS superseded_by_code`,
+    values: [code, count],
+  });
+  return rows[0];
+}
+
+// The frozen PDF behind a public code, for the verification page's "Download PDF": only an Issued
+// certificate of an account that leaves public download on. Counts a download (when `count`) in
+// the same statement, like the owner's download.
+export async function findPublicPdf(
+  db: Pick<Pool, 'query'>,
+  code: string,
+  count: boolean,
+): Promise<{ unique_code: string; pdf: Buffer; sha256: string } | undefined> {
+  const { rows } = await db.query<{ unique_code: string; pdf: Buffer; sha256: string }>({
+    name: 'verify-public-pdf',
+    text: `WITH c AS (
+       UPDATE certificates c SET download_count = c.download_count + CASE WHEN $2 THEN 1 ELSE 0 END
+         FROM accounts a
+        WHERE c.unique_code = $1 AND c.status = 'Issued' AND a.id = c.account_id AND a.public_download
+        RETURNING c.id, c.unique_code
+     )
+     SELECT c.unique_code, p.pdf, p.sha256 FROM c JOIN certificate_pdfs p ON p.certificate_id = c.id`,
     values: [code, count],
   });
   return rows[0];

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fromAcceptLanguage, languageOf, type Language } from '../../platform/i18n/i18n.js';
 import { Type } from 'typebox';
 import { AppError, NotFoundError } from '../../platform/errors.js';
 import {
@@ -12,9 +13,11 @@ import {
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import { nameFontFile } from './name-fonts.js';
+import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor } from './front-door.page.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
+import { certificateFileName } from '../certificates/certificate.view.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },
@@ -27,6 +30,17 @@ const page = (heading: string) =>
     Type.String(),
     `<!doctype html><html lang="en"><head><title>${heading}</title></head><body><h1>${heading}</h1>…</body></html>`,
   );
+
+// The page's language: ?lang=xx (the switcher's links), else the reader's Accept-Language, else
+// English.
+function pageLanguage(request: FastifyRequest): Language {
+  const asked = (request.query as Record<string, unknown> | undefined)?.lang;
+  return (
+    (typeof asked === 'string' ? languageOf(asked) : undefined) ??
+    fromAcceptLanguage(request.headers['accept-language']) ??
+    'en'
+  );
+}
 
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -105,15 +119,105 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
     },
     async (request, reply) => {
       const { code } = request.params;
-      reply.type('text/html; charset=utf-8').headers(VERIFY_PAGE_HEADERS);
+      const lang = pageLanguage(request);
+      reply
+        .type('text/html; charset=utf-8')
+        .headers(VERIFY_PAGE_HEADERS)
+        .header('Content-Language', lang)
+        .header('Vary', 'Accept-Language');
       try {
-        return reply.send(renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' })));
+        return reply.send(
+          renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' }), lang),
+        );
       } catch (err) {
         if (err instanceof AppError && (err.code === 'not_found' || err.code === 'validation_error')) {
-          return reply.code(404).send(renderNotFoundPage(code));
+          return reply.code(404).send(renderNotFoundPage(code, lang));
         }
         throw err;
       }
+    },
+  );
+
+  // "Download PDF" on the verification page: the frozen bytes for anyone with the code, counted as a
+  // download, under the per-IP verify limit; not for a revoked certificate, nor when the account
+  // turned public download off (both the 404 page). Part of the page, not of the API.
+  api.get(
+    '/verify/:code/pdf',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        hide: true,
+        operationId: 'verificationPagePdf',
+        tags: ['Verification'],
+        summary: "The certificate's frozen PDF, from its verification page",
+        security: [],
+        params: CodeParams,
+        response: {
+          200: nonJson(
+            'application/pdf',
+            example(
+              Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
+              '%PDF-1.7 … (the frozen PDF)',
+            ),
+            'The frozen PDF, as an attachment',
+            rateHeaders,
+          ),
+          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await verify.publicPdf(request.params.code, { count: request.method === 'GET' });
+      return reply
+        .header('Content-Type', 'application/pdf')
+        .header('Content-Disposition', `attachment; filename="${certificateFileName(pdf.uniqueCode)}"`)
+        .header('ETag', `"${pdf.sha256}"`)
+        .header('Cache-Control', 'no-store')
+        .send(pdf.pdf);
+    },
+  );
+
+  // The front door: people who arrive without a link get the dashboard, the API reference and a
+  // code box (decisions section 19). Pages, not API: hidden from the description.
+  api.get(
+    '/',
+    {
+      schema: {
+        hide: true,
+        operationId: 'frontDoorPage',
+        summary: 'Front door (HTML): dashboard, API reference, verify a certificate',
+        response: { 200: nonJson('text/html', page('Certificates'), 'HTML page') },
+      },
+    },
+    async (_request, reply) =>
+      reply.type('text/html; charset=utf-8').headers(FRONT_DOOR_HEADERS).send(renderFrontDoor()),
+  );
+
+  // The code box's target: /verify/?code=... redirects to the verification page of that code (303,
+  // relative, so it works under a base path); without a code, or with text that cannot be one, the
+  // box again. No lookup happens here, so no limiter either: the page it leads to has its own.
+  api.get(
+    '/verify/',
+    {
+      schema: {
+        hide: true,
+        operationId: 'verifyCodeBoxPage',
+        summary: 'Verify a certificate by typing its code (HTML)',
+        response: {
+          200: nonJson('text/html', page('Verify a certificate'), 'HTML page: the code box'),
+          303: { description: 'Redirect to /verify/<code>', type: 'null' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const typed = (request.query as Record<string, unknown>).code;
+      const input = typeof typed === 'string' ? typed.slice(0, 300) : '';
+      const code = input.trim() ? codeFromInput(input) : undefined;
+      if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
+      return reply
+        .type('text/html; charset=utf-8')
+        .headers(FRONT_DOOR_HEADERS)
+        .send(renderCodeBoxPage(input.trim()));
     },
   );
 

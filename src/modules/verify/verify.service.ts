@@ -4,7 +4,7 @@ import { isUniqueCode } from '../../platform/ids.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
 import { issuerDid } from '../credentials/issuer-identity.js';
 import type { Verification } from './verify.schemas.js';
-import { findForVerification } from './verify.repository.js';
+import { findForVerification, findPublicPdf } from './verify.repository.js';
 
 // A public code as typed (any case); anything that cannot be a code is a 422 at ["code"].
 export function checkedCode(input: string): string {
@@ -19,15 +19,28 @@ export function checkedCode(input: string): string {
   return input.toUpperCase();
 }
 
+export interface PageExtras {
+  credentialSha256: string | null;
+  linkedinOrganizationId: string | null;
+  /** Whether the page offers the PDF (the account's setting). */
+  publicDownload: boolean;
+}
+
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
 export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
   return {
+    // The frozen PDF for anyone with the code, unless the account turned public download off or
+    // the certificate was revoked: both read as not found. `count` is false for HEAD.
+    async publicPdf(input: string, opts: { count: boolean }) {
+      const row = await findPublicPdf(deps.db.pool, checkedCode(input), opts.count);
+      if (!row) throw new NotFoundError('PDF');
+      return { uniqueCode: row.unique_code, pdf: row.pdf, sha256: row.sha256 };
+    },
+
     // `count` is false for HEAD: only real verifications count.
-    // credentialSha256 is for the page's drop zone; the JSON answer's schema leaves it out.
-    async verify(
-      input: string,
-      opts: { count?: boolean } = {},
-    ): Promise<Verification & { credentialSha256: string | null }> {
+    // credentialSha256 (the page's drop zone) and the account's page settings are for the page;
+    // the JSON answer's schema leaves them out.
+    async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification & PageExtras> {
       const code = checkedCode(input);
       const row = await findForVerification(deps.db.pool, code, opts.count !== false);
       if (!row) throw new NotFoundError('Certificate');
@@ -52,6 +65,8 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: 
         signed: signedRow,
         pdfSigned: row.pdf_signed,
         credentialSha256: row.credential_sha256,
+        linkedinOrganizationId: row.linkedin_organization_id,
+        publicDownload: row.public_download,
         supersededBy:
           row.superseded_by_code === null
             ? null

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { escapeHtml } from '../../platform/html.js';
+import { isUniqueCode } from '../../platform/ids.js';
+
+// The service's front door (GET /) and the code box of GET /verify/: a small page for people who
+// arrive without a link, pointing to the dashboard, the API reference and a "Verify a certificate"
+// box. Like the verification page it is one self-contained document: inline CSS allowed by its
+// hash, no script at all, nothing loaded from anywhere. The only difference in its CSP is
+// form-action 'self': the code box is a GET form to /verify/, which redirects to /verify/<code>.
+// Links are relative, so that the page works under a PUBLIC_BASE_URL with a base path.
+
+const STYLE = `
+*,*::before,*::after{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+body{margin:0;background:#f1f3f6;color:#1c2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Arial,sans-serif}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border-radius:14px;box-shadow:0 1px 3px rgba(16,24,40,.1),0 1px 2px rgba(16,24,40,.06);padding:1.25rem;margin-bottom:1rem}
+h1{margin:0 0 .3rem;font-size:1.6rem;line-height:1.2}
+h2{margin:0 0 .3rem;font-size:1.2rem}
+p{margin:0 0 .8rem;color:#475467}
+form{display:flex;flex-wrap:wrap;gap:.6rem}
+label{flex-basis:100%;font-weight:600}
+input{flex:1 1 14rem;min-width:0;padding:.6rem .75rem;border:1px solid #98a2b3;border-radius:8px;font:1.05rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.06em;text-transform:uppercase}
+input:focus{outline:3px solid #84adff;outline-offset:1px}
+button{padding:.6rem 1.1rem;border:0;border-radius:8px;background:#1f5fbf;color:#fff;font-family:inherit;font-size:1rem;font-weight:600;line-height:1.3;cursor:pointer}
+button:focus{outline:3px solid #84adff;outline-offset:2px}
+ul{margin:0;padding:0;list-style:none}
+li{padding:.6rem 0;border-bottom:1px solid #eaecf0}
+li:last-child{border-bottom:0}
+a{color:#1f5fbf;font-weight:600}
+li span{display:block;color:#667085;font-size:.92rem}
+@media (min-width:40rem){main{padding:2.5rem 1rem}.card{padding:1.5rem 1.75rem}}
+`;
+
+function cspHash(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+export const FRONT_DOOR_CSP = [
+  "default-src 'none'",
+  `style-src ${cspHash(STYLE)}`,
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const FRONT_DOOR_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': FRONT_DOOR_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+// `root` is the relative way back to the service's root from the page's own path ('' or '../').
+function codeBox(root: string, code: string): string {
+  return `<section class="card" aria-labelledby="verify-title">
+<h2 id="verify-title">Verify a certificate</h2>
+<p>Type the 16-character code printed on the certificate, or paste its verification link.</p>
+<form id="verify-form" method="get" action="${root}verify/">
+<label for="verify-code">Certificate code</label>
+<input id="verify-code" name="code" value="${escapeHtml(code)}" required maxlength="300" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H">
+<button type="submit">Verify</button>
+</form>
+</section>`;
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en" dir="ltr">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function renderFrontDoor(): string {
+  const body = `<section class="card">
+<h1>Certificates</h1>
+<p>This service issues certificates and lets anyone check that a certificate is genuine.</p>
+</section>
+${codeBox('', '')}
+<nav class="card" aria-label="For issuers">
+<ul>
+<li><a id="dashboard-link" href="dashboard">Dashboard</a><span>For the people of an issuing organisation: sign in to issue, send and revoke certificates.</span></li>
+<li><a id="docs-link" href="docs">API reference</a><span>For developers: the HTTP API, with its OpenAPI description.</span></li>
+</ul>
+</nav>`;
+  return layout('Certificates', body);
+}
+
+// GET /verify/ without a code; `code` is what the visitor typed when it could not be a code.
+export function renderCodeBoxPage(code = ''): string {
+  const note = code
+    ? `<section class="card" id="code-error" role="alert"><p>\u201c<span dir="auto">${escapeHtml(code)}</span>\u201d is not a certificate code: a code has 16 letters and digits.</p></section>\n`
+    : '';
+  return layout('Verify a certificate', `${note}${codeBox('../', code)}`);
+}
+
+// What a visitor typed into the code box: a code in any case, with spaces or dashes, or a whole
+// verification link (its last path segment). Undefined when nothing in it can be a code.
+export function codeFromInput(input: string): string | undefined {
+  let text = input.trim();
+  const link = /\/verify\/([^/?#\s]+)\/?(?:[?#].*)?$/.exec(text);
+  if (link?.[1]) text = link[1];
+  const code = text.replace(/[\s-]+/g, '').toUpperCase();
+  return isUniqueCode(code) ? code : undefined;
+}

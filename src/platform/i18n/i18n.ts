@@ -1,0 +1,110 @@
+import { escapeHtml } from '../html.js';
+import type { Catalog, MessageKey } from './catalog.js';
+import { ar } from './messages/ar.js';
+import { de } from './messages/de.js';
+import { en } from './messages/en.js';
+import { es } from './messages/es.js';
+import { fr } from './messages/fr.js';
+import { hi } from './messages/hi.js';
+import { ja } from './messages/ja.js';
+import { pt } from './messages/pt.js';
+import { zh } from './messages/zh.js';
+
+// The languages of the public verification page and of the certificate email, with their message
+// catalogs (one file per language under messages/, English the reference). A message is a string
+// with {named} placeholders; a key missing from a catalog falls back to English.
+
+export type { Catalog, MessageKey } from './catalog.js';
+
+export const LANGUAGES = ['en', 'fr', 'de', 'es', 'pt', 'ar', 'hi', 'zh', 'ja'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const CATALOGS: Record<Language, Catalog> = { en, fr, de, es, pt, ar, hi, zh, ja };
+
+/** Each language's name in itself, for the language switcher. */
+export const LANGUAGE_NAMES: Record<Language, string> = {
+  en: 'English',
+  fr: 'Français',
+  de: 'Deutsch',
+  es: 'Español',
+  pt: 'Português',
+  ar: 'العربية',
+  hi: 'हिन्दी',
+  zh: '中文',
+  ja: '日本語',
+};
+
+export function direction(lang: Language): 'rtl' | 'ltr' {
+  return lang === 'ar' ? 'rtl' : 'ltr';
+}
+
+function template(lang: Language, key: MessageKey): string {
+  return CATALOGS[lang][key] ?? en[key];
+}
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+/** A message as plain text, its placeholders filled with the values as given. */
+export function message(lang: Language, key: MessageKey, params: Record<string, string> = {}): string {
+  return template(lang, key).replace(PLACEHOLDER, (whole, name: string) => params[name] ?? whole);
+}
+
+/**
+ * A message as HTML: its own text escaped, its placeholders filled with `params`, which are HTML
+ * already (escaped values, or markup such as <bdi>...</bdi> built by the caller).
+ */
+// HTML of the messages without parameters, made once per language (the verification page is a hot
+// route).
+const fixedHtml = new Map<Language, Record<string, string>>();
+
+function fixedOf(lang: Language): Record<string, string> {
+  let table = fixedHtml.get(lang);
+  if (table === undefined) {
+    table = {};
+    for (const key of Object.keys(en) as MessageKey[]) table[key] = fill(template(lang, key), {});
+    fixedHtml.set(lang, table);
+  }
+  return table;
+}
+
+export function messageHtml(lang: Language, key: MessageKey, params?: Record<string, string>): string {
+  return params === undefined ? fixedOf(lang)[key]! : fill(template(lang, key), params);
+}
+
+function fill(text: string, params: Record<string, string>): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    const at = m.index ?? 0;
+    out += escapeHtml(text.slice(last, at)) + (params[m[1]!] ?? escapeHtml(m[0]));
+    last = at + m[0].length;
+  }
+  return out + escapeHtml(text.slice(last));
+}
+
+/** The language of a BCP 47 tag (`fr-CA` -> fr, `zh-Hant-TW` -> zh), or undefined. */
+export function languageOf(tag: string | null | undefined): Language | undefined {
+  const primary = (tag ?? '').trim().split(/[-_]/)[0]!.toLowerCase();
+  return (LANGUAGES as readonly string[]).includes(primary) ? (primary as Language) : undefined;
+}
+
+/**
+ * The reader's language from an Accept-Language header: the first of its languages, by weight, that
+ * the catalogs have. Undefined when none is.
+ */
+export function fromAcceptLanguage(header: string | undefined): Language | undefined {
+  if (!header) return undefined;
+  let best: Language | undefined;
+  let bestQ = 0;
+  for (const part of header.slice(0, 1000).split(',').slice(0, 30)) {
+    const [tag, ...rest] = part.split(';');
+    const qParam = rest.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p)?.[1]).find((q) => q !== undefined);
+    const q = qParam === undefined ? 1 : Number(qParam);
+    const lang = languageOf(tag);
+    if (lang && Number.isFinite(q) && q > bestQ) {
+      best = lang;
+      bestQ = q;
+    }
+  }
+  return best;
+}
