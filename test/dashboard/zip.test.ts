@@ -106,7 +106,10 @@ describe('dashboard: PDFs as one ZIP', () => {
     );
     // Straight to a file: this process must not hold the ZIP (it is the server's memory being measured).
     const file = path.join(dir, 'search.zip');
-    await pipeline(Readable.fromWeb(res.body! as import('node:stream/web').ReadableStream), createWriteStream(file));
+    await pipeline(
+      Readable.fromWeb(res.body! as import('node:stream/web').ReadableStream),
+      createWriteStream(file),
+    );
     clearInterval(sampler);
     const size = statSync(file).size;
     assert.match(unzip(['-tq'], file), /No errors detected/);
