@@ -132,6 +132,16 @@ export function importPage(opts: {
             : ''
         }
         ${
+          final && i.created > 0 && opts.emailDelivery
+            ? i.emailedAt
+              ? html`<p class="small muted" id="emailed">The created certificates were queued for email.</p>`
+              : html`<form method="post" action="${base}/email" id="email-all">
+                  ${csrfField(opts.csrf)}
+                  <button type="submit" class="secondary">Email all created</button>
+                </form>`
+            : ''
+        }
+        ${
           final
             ? ''
             : html`<form method="post" action="${base}/cancel">
