@@ -16,7 +16,7 @@ import { benchDatabase } from './support.js';
 const rows = Number(process.argv[2] ?? MAX_IMPORT_ROWS);
 const db = await benchDatabase();
 const s = db.deps.services;
-const account = await s.accounts.create({ name: 'Bench Academy', plan: 'Business', monthlyLimit: null });
+const account = await s.accounts.create({ name: 'Bench Academy', plan: 'Business', monthlyLimit: 1_000_000 });
 const template = await s.templates.create(account.id, (await readDesignFile(DEMO_DESIGN.pathname)) as Design);
 const names = worldNames.map((w) => w.name);
 const csv = Buffer.from(
