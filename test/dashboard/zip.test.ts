@@ -184,7 +184,8 @@ describe('dashboard: PDFs as one ZIP', () => {
     assert.deepEqual(rows[0], { total: 2000, counted: 2000 }, 'each file counted as a download');
     const growth = peak - before;
     assert.ok(
-      growth < size / 4,
+      // A fixed bound well under the ZIP's size: what is in flight (a page of PDFs, socket buffers).
+      growth < Math.min(32e6, size * 0.45),
       `the server's heap and buffers grew ${Math.round(growth / 1e6)} MB for a ${Math.round(size / 1e6)} MB ZIP`,
     );
     const searched = await fetch(`${base}/dashboard/certificates/pdfs.zip?q=Learner%20199`, {
