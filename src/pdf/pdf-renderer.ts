@@ -16,7 +16,7 @@ export type {
   SealableOutcome,
   UnsealedPdf,
 } from './render-types.js';
-export { sealPdf, ATTACHMENT_NAME } from './pdf-seal.js';
+export { sealPdf } from './pdf-seal.js';
 export { designIssues, sampleValues } from './design-issues.js';
 
 export interface PdfRenderer {

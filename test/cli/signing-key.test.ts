@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -13,7 +13,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { referenceVerify } from '../credentials/reference.js';
-import { cmsOf, pdfsig, signedContent } from '../credentials/pdf-tools.js';
+import { cmsOf, opensslVerify, pdfsig, signedContent } from '../credentials/pdf-tools.js';
 import { cliEnv, runCli } from './run-cli.js';
 
 // certsvc signing-key: list shows public keys only; rotate switches every instance at once.
@@ -315,29 +315,12 @@ describe('certsvc signing-key', () => {
         assert.match(out, /Signer Certificate Common Name: Chained Academy Signer/, out);
         assert.match(out, /Signature is Valid/, out);
         // The chain travels in the signature: OpenSSL validates it up to the root it is given.
-        writeFileSync(path.join(work, 'sig.der'), cmsOf(pdf));
-        writeFileSync(path.join(work, 'content.bin'), signedContent(pdf));
-        const verified = spawnSync(
-          'openssl',
-          [
-            'cms',
-            '-verify',
-            '-binary',
-            '-inform',
-            'DER',
-            '-in',
-            'sig.der',
-            '-content',
-            'content.bin',
-            '-CAfile',
-            'ca.pem',
-            '-purpose',
-            'any',
-            '-out',
-            '/dev/null',
-          ],
-          { cwd: work, encoding: 'utf8' },
-        );
+        const verified = opensslVerify(cmsOf(pdf), signedContent(pdf), [
+          '-CAfile',
+          path.join(work, 'ca.pem'),
+          '-purpose',
+          'any',
+        ]);
         assert.match(verified.stderr, /Verification successful/, verified.stderr);
       }
 

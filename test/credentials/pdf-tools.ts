@@ -57,3 +57,25 @@ export function cmsOf(pdf: Buffer): Buffer {
   const length = count ? 2 + count + bytes.readUIntBE(2, count) : 2 + bytes[1]!;
   return bytes.subarray(0, length);
 }
+
+/** `openssl cms -verify` of a detached signature over `content`; `trust`: extra options (default: -noverify). */
+export function opensslVerify(cms: Buffer, content: Buffer, trust: string[] = ['-noverify']) {
+  return spawnSync(
+    'openssl',
+    [
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      tempFile(cms, 'der'),
+      '-content',
+      tempFile(content, 'bin'),
+      ...trust,
+      '-out',
+      '/dev/null',
+    ],
+    { encoding: 'utf8' },
+  );
+}

@@ -9,7 +9,7 @@ import { replaceCertificate } from '../../src/modules/credentials/pdf-certificat
 import { createKeyVault } from '../../src/platform/proof/key-vault.js';
 import { selfSignedCertificate } from '../../src/platform/proof/x509.js';
 import { startLocalTsa, type LocalTsa } from './tsa.js';
-import { attachment, byteRange, cleanPdfTools, cmsOf, pdfsig, tempFile } from './pdf-tools.js';
+import { attachment, byteRange, cleanPdfTools, cmsOf, opensslVerify, pdfsig, tempFile } from './pdf-tools.js';
 
 // docs/proof.md, Signed PDFs: every frozen PDF carries a PAdES signature over the whole file, made
 // at issue, and its credential as the attached file credential.json. Checked with tools we did not
@@ -138,24 +138,7 @@ describe('signed PDFs', () => {
     const signed = Buffer.concat([pdf.subarray(0, contentsAt), pdf.subarray(after, after + tailLength)]);
     const cms = cmsOf(pdf);
     const cmsFile = tempFile(cms, 'der');
-    const verified = spawnSync(
-      'openssl',
-      [
-        'cms',
-        '-verify',
-        '-binary',
-        '-inform',
-        'DER',
-        '-in',
-        cmsFile,
-        '-content',
-        tempFile(signed, 'bin'),
-        '-noverify',
-        '-out',
-        '/dev/null',
-      ],
-      { encoding: 'utf8' },
-    );
+    const verified = opensslVerify(cms, signed);
     assert.equal(verified.status, 0, verified.stderr);
     assert.match(verified.stderr, /Verification successful/);
     const printed = execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', cmsFile], {
@@ -167,24 +150,7 @@ describe('signed PDFs', () => {
     assert.doesNotMatch(printed, /unsignedAttrs:\s*\n\s*object/, 'no time stamp without TSA_URL');
     // One changed byte of the signed content: OpenSSL refuses it too.
     signed[100] = signed[100]! ^ 1;
-    const refused = spawnSync(
-      'openssl',
-      [
-        'cms',
-        '-verify',
-        '-binary',
-        '-inform',
-        'DER',
-        '-in',
-        cmsFile,
-        '-content',
-        tempFile(signed, 'bin'),
-        '-noverify',
-        '-out',
-        '/dev/null',
-      ],
-      { encoding: 'utf8' },
-    );
+    const refused = opensslVerify(cms, signed);
     assert.notEqual(refused.status, 0);
   });
 

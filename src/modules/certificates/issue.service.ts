@@ -8,12 +8,7 @@ import {
 } from '../../platform/errors.js';
 import { addDuration, parseDuration } from '../../platform/duration.js';
 import { uniqueCode, uuidv7 } from '../../platform/ids.js';
-import {
-  sampleValues,
-  type PdfRenderer,
-  type RenderValues,
-  type UnsealedPdf,
-} from '../../pdf/pdf-renderer.js';
+import { type PdfRenderer, type RenderValues, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
@@ -290,40 +285,7 @@ export function createIssueService(deps: {
     return Math.max(0, principal.monthlyLimit - used);
   }
 
-  // Previews by template version: a design change moves updated_at, so a stale preview is never served.
-  const previews = new Map<string, Promise<Buffer>>();
-
   return {
-    // The template's design rendered with sample values (the dashboard shows it); nothing is stored.
-    async preview(
-      accountId: string,
-      templateId: string,
-    ): Promise<{ pdf: Buffer; page: { width: number; height: number } }> {
-      const template = await loadTemplate(accountId, templateId);
-      const version = `${template.id}:${template.updated_at.toISOString()}`;
-      let pdf = previews.get(version);
-      if (!pdf) {
-        const values = {
-          ...sampleValues(template.design),
-          verificationUrl: verificationUrl(deps.publicBaseUrl, '7K3M9Q2XRB4D8F1H'),
-        };
-        pdf = deps
-          .renderer()
-          .render({ id: template.id, version: template.updated_at.toISOString(), design: template.design }, [
-            values,
-          ])
-          .then(([outcome]) => {
-            if (!outcome?.ok)
-              throw new ValidationError(outcome?.issues ?? [], 'The sample values cannot be rendered');
-            return outcome.pdf;
-          });
-        pdf.catch(() => previews.delete(version));
-        if (previews.size >= 32) previews.delete(previews.keys().next().value!);
-        previews.set(version, pdf);
-      }
-      return { pdf: await pdf, page: template.design.page };
-    },
-
     async issueOne(principal: Principal, templateId: string, input: unknown): Promise<CertificateView> {
       const template = await loadTemplate(principal.accountId, templateId);
       const issuedAt = deps.now();

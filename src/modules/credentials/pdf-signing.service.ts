@@ -166,8 +166,6 @@ export function createPdfSigningService(deps: {
   }
 
   return {
-    timeStamped: timeStamper !== undefined,
-
     // Before an issue's transaction: the account's first certificate is made outside it.
     async prepare(accountId: string): Promise<void> {
       vault();
