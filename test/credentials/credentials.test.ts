@@ -50,11 +50,11 @@ describe('signed credentials', () => {
       verifyMatchingIssuers: true,
     });
 
-  const credentialOf = async (id: string) => {
+  const credentialOf = async (id: string, auth = tenant.auth) => {
     const res = await t.app.inject({
       method: 'GET',
       url: `/api/v1/certificates/${id}/credential`,
-      headers: tenant.auth,
+      headers: auth,
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers['content-type']), /^application\/vc/);
@@ -167,6 +167,46 @@ describe('signed credentials', () => {
       [...sorted].sort((a, b) => a - b),
       'not handed out in order',
     );
+  });
+
+  it('moves to the next status list once one is half full, within a batch, and the next issue follows it', async () => {
+    const other = await createTenant(t.deps, { name: 'Half Full Institute' });
+    await issueCertificate(t.app, other); // list 0 exists
+    // List 0 one entry short of its fill limit (half of 131,072).
+    await t.deps.db.query('UPDATE status_lists SET used = 65535 WHERE account_id = $1 AND n = 0', [
+      other.accountId,
+    ]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/certificates',
+      headers: other.auth,
+      payload: {
+        templateId: other.templateId,
+        recipients: [0, 1, 2].map((i) => ({
+          name: `Roll ${i}`,
+          email: `roll${i}@example.com`,
+          data: { course: 'Rollover' },
+        })),
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const lists = [];
+    for (const r of res.json().data.results as Json[]) {
+      const { json } = await credentialOf(r.certificate.id, other.auth);
+      lists.push(json.credentialStatus.statusListCredential.split('/').pop());
+    }
+    assert.deepEqual(lists.sort(), ['0', '1', '1']);
+    const next = await issueCertificate(t.app, other);
+    const { json } = await credentialOf(next.id, other.auth);
+    assert.match(json.credentialStatus.statusListCredential, /\/status\/1$/);
+    const { rows } = await t.deps.db.query(
+      'SELECT n, used FROM status_lists WHERE account_id = $1 ORDER BY n',
+      [other.accountId],
+    );
+    assert.deepEqual(rows, [
+      { n: 0, used: 65536 },
+      { n: 1, used: 3 },
+    ]);
   });
 
   it('revocation sets exactly its bit in the signed status list, which an independent checker reads', async () => {

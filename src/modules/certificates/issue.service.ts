@@ -13,7 +13,9 @@ import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
+import type { PdfCertificateRow } from '../credentials/pdf-certificates.repository.js';
 import type { PdfSigningService } from '../credentials/pdf-signing.service.js';
+import type { SigningKeyRow } from '../credentials/signing-keys.repository.js';
 import { enqueueIssued } from '../emails/emails.repository.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
@@ -51,6 +53,12 @@ interface Candidate {
   expiresAt: Date | null;
   /** A reissue that keeps the old certificate's expiry. */
   inheritedExpiry?: boolean;
+}
+
+interface Signing {
+  accountName: string;
+  key: SigningKeyRow;
+  pdfCertificate: PdfCertificateRow;
 }
 
 interface Rendered extends Candidate {
@@ -91,6 +99,23 @@ export function createIssueService(deps: {
     const template = await findActiveWithDesign(db, accountId, templateId);
     if (!template) throw new NotFoundError('Template');
     return template;
+  }
+
+  // What signing an issue takes (the account's name, its current credential key and PDF
+  // certificate, each made on first use), read while the issue renders: outside the transaction, so
+  // that it stays short. Every issue reads them afresh: a rotation takes effect at once everywhere.
+  function prepareSigning(accountId: string, at: Date): Promise<Signing> {
+    const signing = Promise.all([
+      findAccount(db, accountId),
+      deps.credentials.prepare(accountId),
+      deps.pdfSigning.prepare(accountId, at),
+    ]).then(([account, key, pdfCertificate]) => {
+      if (!account) throw new NotFoundError('Account');
+      return { accountName: account.name, key, pdfCertificate };
+    });
+    // Awaited only once rendering is done: a render that fails first leaves it unobserved.
+    signing.catch(() => undefined);
+    return signing;
   }
 
   function candidate(
@@ -164,11 +189,10 @@ export function createIssueService(deps: {
     template: TemplateWithDesign,
     rendered: Rendered[],
     issuedAt: Date,
+    signing: Signing,
     opts: { outer?: Queryable; supersedes?: string } = {},
   ) {
     const { outer, supersedes } = opts;
-    await deps.credentials.prepare(principal.accountId);
-    await deps.pdfSigning.prepare(principal.accountId);
     const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) =>
       outer ? work(outer) : db.transaction(work);
     return inTransaction(async (tx) => {
@@ -229,10 +253,9 @@ export function createIssueService(deps: {
         });
       }
       if (items.length > 0) {
-        const account = await findAccount(tx, principal.accountId);
-        const credentials = await deps.credentials.issue(tx, {
+        const credentials = await deps.credentials.issue(tx, signing.key, {
           accountId: principal.accountId,
-          accountName: account!.name,
+          accountName: signing.accountName,
           template: { id: template.id, name: template.name, description: template.description },
           issuedAt,
           subjects: items.map((item) => ({
@@ -244,8 +267,7 @@ export function createIssueService(deps: {
           })),
         });
         const sealed = await deps.pdfSigning.seal(
-          tx,
-          principal.accountId,
+          signing.pdfCertificate,
           accepted.map((r, i) => ({ unsealed: r.unsealed, credential: credentials[i]! })),
           issuedAt,
         );
@@ -291,13 +313,13 @@ export function createIssueService(deps: {
       const issuedAt = deps.now();
       const checked = checkRecipient(input, template.fields, ['recipient'], issuedAt);
       if (!checked.ok) throw new ValidationError(checked.issues);
-      if ((await remainingQuota(principal, issuedAt)) < 1) {
-        throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
-      }
+      // No quota check before rendering: the reservation in the transaction is the check (an
+      // account out of quota costs one render, every other issue two reads less).
+      const signing = prepareSigning(principal.accountId, issuedAt);
       const c = candidate(0, checked.recipient, issuedAt, validityOf(template)?.(issuedAt) ?? null);
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
-      const { created } = await commit(principal, template, rendered, issuedAt);
+      const { created } = await commit(principal, template, rendered, issuedAt, await signing);
       if (created.length === 0) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
       deps.onIssued?.(1);
       return created[0]!;
@@ -329,9 +351,10 @@ export function createIssueService(deps: {
         inherited ?? validityOf(template)?.(issuedAt) ?? null,
       );
       c.inheritedExpiry = checked.recipient.expiresAt === undefined && inherited !== null;
+      const signing = prepareSigning(principal.accountId, issuedAt);
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
-      const { created } = await commit(principal, template, rendered, issuedAt, {
+      const { created } = await commit(principal, template, rendered, issuedAt, await signing, {
         supersedes: certificateId,
       });
       deps.onIssued?.(1);
@@ -358,6 +381,8 @@ export function createIssueService(deps: {
       });
 
       const remaining = await remainingQuota(principal, issuedAt);
+      const signing =
+        candidates.length > 0 && remaining > 0 ? prepareSigning(principal.accountId, issuedAt) : undefined;
       const { rendered, failures, untried } = await renderUpTo(
         template,
         candidates,
@@ -367,7 +392,7 @@ export function createIssueService(deps: {
       for (const [index, issues] of failures) results[index] = validationItem(index, issues);
       const { created, rejected } =
         rendered.length > 0
-          ? await commit(principal, template, rendered, issuedAt, { outer: opts.tx })
+          ? await commit(principal, template, rendered, issuedAt, await signing!, { outer: opts.tx })
           : { created: [], rejected: [] };
       created.forEach((certificate, i) => {
         const index = rendered[i]!.index;

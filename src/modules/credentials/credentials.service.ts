@@ -105,8 +105,6 @@ export function createCredentialsService(deps: {
     };
   }
 
-  // Accounts known to have a signing key.
-  const keyed = new Set<string>();
   // Status list credentials by (list, version, key): signed once per change, then served from memory.
   const signedLists = new Map<string, Promise<Buffer>>();
 
@@ -118,21 +116,20 @@ export function createCredentialsService(deps: {
       if (row) deps.vault.open(row.private_key, row.id);
     },
 
-    // Called before an issue's transaction, so that a first key is made outside it.
-    // Keys are never deleted, so an account seen with one needs no second look (a query saved per issue).
-    async prepare(accountId: string): Promise<void> {
+    // Before an issue's transaction (beside its rendering): the account's current key, made on first
+    // use outside the transaction. Read for every issue, so that a rotation takes effect at once on
+    // every instance.
+    async prepare(accountId: string): Promise<keysRepo.SigningKeyRow> {
       vault();
-      if (!keyed.has(accountId)) {
-        await currentKey(db, accountId);
-        keyed.add(accountId);
-      }
-      await Promise.all([credentialTemplate(), expiringTemplate()]);
+      const [key] = await Promise.all([currentKey(db, accountId), credentialTemplate(), expiringTemplate()]);
+      return key;
     },
 
     // Makes and signs the credentials of certificates being issued, in the issue's transaction:
-    // status entries, the Open Badges credential of each, signed by the current key, frozen.
+    // status entries, the Open Badges credential of each, signed by `key` (from prepare), frozen.
     async issue(
       tx: Queryable,
+      key: keysRepo.SigningKeyRow,
       issue: {
         accountId: string;
         accountName: string;
@@ -142,7 +139,6 @@ export function createCredentialsService(deps: {
       },
     ): Promise<Buffer[]> {
       if (issue.subjects.length === 0) return [];
-      const key = await currentKey(tx, issue.accountId);
       const signer = signerOf(key);
       const [template, expiring] = await Promise.all([credentialTemplate(), expiringTemplate()]);
       const entries = await lists.takeEntries(tx, issue.accountId, issue.subjects.length);
@@ -227,8 +223,8 @@ export function createCredentialsService(deps: {
           }
           for (const group of byIssue.values()) {
             const first = group[0]!;
-            await currentKey(db, first.account_id);
-            await this.issue(tx, {
+            const key = await currentKey(db, first.account_id);
+            await this.issue(tx, key, {
               accountId: first.account_id,
               accountName: first.account_name,
               template: {

@@ -6,7 +6,7 @@ import {
   X509Certificate,
   type KeyObject,
 } from 'node:crypto';
-import type { Db, Queryable } from '../../platform/db/db.js';
+import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ServiceUnavailableError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { createCmsSigner, type CmsSigner, type TimeStamper } from '../../platform/proof/cms.js';
@@ -86,7 +86,6 @@ export function createPdfSigningService(deps: {
     : undefined;
   // Signers by certificate id: a certificate and its key never change, only which one is current.
   const signers = new Map<string, CmsSigner>();
-  const prepared = new Set<string>();
   let timeStampRoom = FIRST_TIME_STAMP_RESERVE;
 
   function vault(): KeyVault {
@@ -124,13 +123,13 @@ export function createPdfSigningService(deps: {
     return signer;
   }
 
-  async function current(q: Queryable, accountId: string): Promise<certsRepo.PdfCertificateRow> {
-    let row = await certsRepo.currentCertificate(q, accountId);
+  async function current(accountId: string): Promise<certsRepo.PdfCertificateRow> {
+    let row = await certsRepo.currentCertificate(db, accountId);
     if (!row) {
       const account = await findAccount(db, accountId);
       if (!account) throw new NotFoundError('Account');
       await certsRepo.insertFirstCertificate(db, generated(accountId, account.name));
-      row = await certsRepo.currentCertificate(q, accountId);
+      row = await certsRepo.currentCertificate(db, accountId);
     }
     return row!;
   }
@@ -166,27 +165,23 @@ export function createPdfSigningService(deps: {
   }
 
   return {
-    // Before an issue's transaction: the account's first certificate is made outside it.
-    async prepare(accountId: string): Promise<void> {
+    // Before an issue's transaction (beside its rendering): the account's current certificate, made
+    // on first use outside the transaction and replaced when expired at `at`. Read for every issue,
+    // so that a rotation or an import takes effect at once on every instance.
+    async prepare(accountId: string, at: Date): Promise<certsRepo.PdfCertificateRow> {
       vault();
-      if (!prepared.has(accountId)) {
-        await current(db, accountId);
-        prepared.add(accountId);
-      }
+      return unexpired(await current(accountId), at);
     },
 
-    // Seals the documents of an issue with the account's current certificate, in the issue's
-    // transaction (so a rotation or import takes effect at once on every instance). The order of
-    // the answer is the order of the items. A time-stamp authority that fails fails the issue:
-    // nothing is frozen without the time stamp TSA_URL promises.
+    // Seals the documents of an issue with the certificate from prepare. The order of the answer is
+    // the order of the items. A time-stamp authority that fails fails the issue: nothing is frozen
+    // without the time stamp TSA_URL promises.
     async seal(
-      tx: Queryable,
-      accountId: string,
+      row: certsRepo.PdfCertificateRow,
       items: SealItem[],
       signedAt: Date,
     ): Promise<{ pdf: Buffer; sha256: string; signedBy: string }[]> {
       if (items.length === 0) return [];
-      const row = await unexpired(await current(tx, accountId), signedAt);
       const signer = signerOf(row);
       const at = signedAt.toISOString();
       const out: { pdf: Buffer; sha256: string; signedBy: string }[] = new Array(items.length);

@@ -16,6 +16,18 @@ export interface StatusEntry {
 // row is locked, so concurrent issues of one account take turns (as they already do for quota).
 export async function takeEntries(db: Queryable, accountId: string, count: number): Promise<StatusEntry[]> {
   if (count === 0) return [];
+  // The usual case in two statements: the newest list has room for all of them. The UPDATE locks
+  // its row and re-checks the room once locked (a list another issue filled meanwhile is not used).
+  const roomy = await db.query<{ n: number }>(
+    `UPDATE status_lists SET used = used + $2
+      WHERE account_id = $1 AND n = (SELECT max(n) FROM status_lists WHERE account_id = $1) AND used + $2 <= $3
+      RETURNING n`,
+    [accountId, count, FILL_LIMIT],
+  );
+  if (roomy.rows[0]) {
+    const { n } = roomy.rows[0];
+    return (await pickFree(db, accountId, n, count)).map((index) => ({ list: n, index }));
+  }
   await db.query(`INSERT INTO status_lists (account_id, n, bits) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING`, [
     accountId,
     Buffer.alloc(LIST_SIZE / 8),

@@ -15,6 +15,15 @@ export async function reserve(
   tx: Queryable,
   input: { accountId: string; period: string; wanted: number; limit: number | null },
 ): Promise<{ granted: number; usedBefore: number }> {
+  // The usual case in one statement: the period's row exists and has room for everything wanted.
+  // The UPDATE takes the row lock and re-checks the room on the row as it is once locked.
+  const whole = await tx.query<{ used_before: number }>(
+    `UPDATE usage_periods SET used = used + $3, quota = $4
+      WHERE account_id = $1 AND period_start = $2 AND ($4::integer IS NULL OR used + $3 <= $4::integer)
+      RETURNING used - $3 AS used_before`,
+    [input.accountId, input.period, input.wanted, input.limit],
+  );
+  if (whole.rows[0]) return { granted: input.wanted, usedBefore: whole.rows[0].used_before };
   await tx.query(
     'INSERT INTO usage_periods (account_id, period_start) VALUES ($1, $2) ON CONFLICT DO NOTHING',
     [input.accountId, input.period],
