@@ -13,6 +13,7 @@ const benches: [string, ...string[]][] = [
   ['signed-cpu.bench.js'],
   ['issue.bench.js'],
   ['import.bench.js'],
+  ['import-neighbours.bench.js'],
   ['email.bench.js'],
   ['studio.bench.js'],
   ['verify.bench.js', '5'],
