@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { FairTaskQueue, laneOption } from './fair-queue.js';
 import { designFaces, fallbackFaceIds } from './font-catalog.js';
 import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
@@ -45,6 +46,9 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
+    // Render calls take turns: a single issue is not held behind a whole batch (fair-queue.ts).
+    taskQueue: new FairTaskQueue(),
+    stricterFIFO: true,
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     // The design fonts, shared from the start: the workers warm up with them.
     workerData: { fonts: sharedFontBytes(Object.values(designFaces).map((f) => f.id)) },
@@ -90,6 +94,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     const fonts = sharedFontBytes(fallbacksFor(shared.texts, items));
     const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
     const chunks: Promise<WorkerOutcome[]>[] = [];
+    const lane = laneOption({});
     for (let start = 0; start < items.length; start += chunkSize) {
       chunks.push(
         pool.run({
@@ -97,6 +102,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
           fonts,
           items: items.slice(start, start + chunkSize),
           sealable,
+          ...lane,
         }),
       );
     }
