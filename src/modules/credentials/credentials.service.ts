@@ -88,7 +88,10 @@ export function createCredentialsService(deps: {
   async function currentKey(q: Queryable, accountId: string): Promise<keysRepo.SigningKeyRow> {
     let row = await keysRepo.currentKey(q, accountId);
     if (!row) {
-      await keysRepo.insertFirstKey(db, newKey(accountId));
+      // On a connection of its own, committed at once, even when called within a transaction (an
+      // import's chunk, the backfill): two such transactions making an account's first key and
+      // first PDF certificate would otherwise wait for each other (a deadlock).
+      await keysRepo.insertFirstKey(db.pool, newKey(accountId));
       row = await keysRepo.currentKey(q, accountId);
     }
     return row!;

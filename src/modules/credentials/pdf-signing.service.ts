@@ -128,7 +128,8 @@ export function createPdfSigningService(deps: {
     if (!row) {
       const account = await findAccount(db, accountId);
       if (!account) throw new NotFoundError('Account');
-      await certsRepo.insertFirstCertificate(db, generated(accountId, account.name));
+      // On a connection of its own, committed at once, as the first credential key is.
+      await certsRepo.insertFirstCertificate(db.pool, generated(accountId, account.name));
       row = await certsRepo.currentCertificate(db, accountId);
     }
     return row!;
