@@ -41,7 +41,7 @@ h2{font-size:1.2rem;margin:0 0 .75rem}
 ${Array.from({ length: 21 }, (_, i) => `.meter .w${i * 5}{width:${i * 5}%}`).join('')}
 label{display:block;font-weight:600;margin:.8rem 0 .25rem}
 .hint{display:block;font-weight:400;font-size:.88rem;color:#526077}
-input[type=text],input[type=email],input[type=password],input[type=search],select,textarea{width:100%;max-width:32rem;font:inherit;padding:.55rem .7rem;border:1px solid #8a96a8;border-radius:8px;background:#fff;color:inherit}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=number],select,textarea{width:100%;max-width:32rem;font:inherit;padding:.55rem .7rem;border:1px solid #8a96a8;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:5rem}
 fieldset{border:1px solid #dde2ea;border-radius:10px;margin:.8rem 0;padding:.6rem 1rem .8rem;max-width:32rem}
 legend{font-weight:600;padding:0 .3rem}
@@ -98,7 +98,13 @@ label.inline select{width:auto}
 .design-element{position:absolute;min-height:4px;border:1px dashed rgba(46,107,230,.45);cursor:move}
 .design-element:hover{border-color:#2e6be6}
 .design-element.selected{border:2px solid #2e6be6;background:rgba(46,107,230,.06)}
-.design-handle{position:absolute;right:-6px;bottom:-6px;width:12px;height:12px;background:#2e6be6;border:2px solid #fff;border-radius:2px;cursor:nwse-resize}
+.design-element.selected{z-index:1}
+.design-handle{--h:12px;position:absolute;width:var(--h);height:var(--h);margin:calc(var(--h)/-2);background:#2e6be6;border:2px solid #fff;border-radius:2px;touch-action:none}
+.design-handle[data-handle^=n]{top:0}.design-handle[data-handle^=s]{top:100%}.design-handle[data-handle=e],.design-handle[data-handle=w]{top:50%}
+.design-handle[data-handle$=w]{left:0}.design-handle[data-handle$=e]{left:100%}.design-handle[data-handle=n],.design-handle[data-handle=s]{left:50%}
+.design-handle[data-handle=nw],.design-handle[data-handle=se]{cursor:nwse-resize}.design-handle[data-handle=ne],.design-handle[data-handle=sw]{cursor:nesw-resize}
+.design-handle[data-handle=e],.design-handle[data-handle=w]{cursor:ew-resize}.design-handle[data-handle=n],.design-handle[data-handle=s]{cursor:ns-resize}
+@media (pointer:coarse){.design-handle{--h:22px}}
 .studio-side .card{padding:.8rem 1rem}
 .studio-side input,.studio-side select,.studio-side textarea{max-width:100%}
 .studio-side label{margin:.5rem 0 .15rem;font-size:.9rem}
@@ -109,7 +115,7 @@ button.link[aria-current]{font-weight:700;color:#102a73}
 button:disabled{opacity:.5;cursor:default}
 #design-json{max-width:100%;width:100%;font-size:.85rem}
 .name{overflow-wrap:anywhere}
-@media (max-width:60rem){.studio{grid-template-columns:1fr}}
+@media (max-width:60rem){.studio{grid-template-columns:1fr}.studio-side{display:flex;flex-direction:column}.studio-side .studio-props{order:-1}}
 @media (max-width:40rem){h1{font-size:1.35rem}header.top .who span{display:none}th.opt,td.opt{display:none}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}
 `;
 

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { studioFontFamilies, studioHandles, studioNearest, studioResize } from './studio-geometry.js';
+import type { StudioBox, StudioHandle, StudioShape } from './studio-geometry.js';
 
 // The studio's script and pdf.js (npm pdfjs-dist, served by the service itself: no CDN). The
 // URLs carry the content's digest or pdf.js's version, so they are cached for a year. The script
@@ -36,6 +38,12 @@ function studio(): void {
   const undoStack: string[] = [];
   const redoStack: string[] = [];
   const SNAP = 2;
+  // Typing in a property applies as it goes (debounced); the changes of one burst of typing in one
+  // input are one undo step. `typingKey` names the input while its change is applied, `burst` the
+  // input whose burst the undo stack's top step holds, until it loses focus or 2 s pass idle.
+  const TYPING_DELAY = 150;
+  let typingKey: string | undefined;
+  let burst: { key: string; until: number } | undefined;
   // Set once the upload helper exists (below); the image properties use it.
   let replaceImage: (e: any, file: File) => Promise<void> = async () => undefined;
 
@@ -58,7 +66,7 @@ function studio(): void {
   const pct = (v: number, of: number) => `${(v / of) * 100}%`;
   const round = (v: number) => Math.round(v * 10) / 10;
 
-  function boxOf(e: any): { x: number; y: number; w: number; h: number } {
+  function boxOf(e: any): StudioBox {
     if (e.type === 'qr') return { x: e.x, y: e.y, w: e.size, h: e.size };
     if (e.type === 'text') return { x: e.x, y: e.y, w: e.width, h: (e.size ?? 14) * 1.164 };
     return { x: e.x, y: e.y, w: e.width, h: e.height };
@@ -76,13 +84,18 @@ function studio(): void {
     change();
     // The same value again (a colour picker's input then change): no step to undo.
     if (JSON.stringify(design) === before) return;
-    undoStack.push(before);
-    if (undoStack.length > 200) undoStack.shift();
+    const joins = typingKey !== undefined && burst?.key === typingKey && Date.now() < burst.until;
+    if (!joins) {
+      undoStack.push(before);
+      if (undoStack.length > 200) undoStack.shift();
+    }
+    burst = typingKey === undefined ? undefined : { key: typingKey, until: Date.now() + 2000 };
     redoStack.length = 0;
-    changed();
+    changed(typingKey !== undefined);
   }
 
-  function changed() {
+  // `live`: a change typed into the properties panel, which is left as it is (focus, caret).
+  function changed(live = false) {
     textarea!.value = JSON.stringify(design, null, 2);
     if (selected >= design.elements.length) selected = design.elements.length - 1;
     $<HTMLButtonElement>('[data-action=undo]').disabled = undoStack.length === 0;
@@ -93,7 +106,7 @@ function studio(): void {
     area.style.aspectRatio = `${design.page.width} / ${design.page.height}`;
     drawBoxes();
     drawOutline();
-    drawProps();
+    if (!live) drawProps();
     drawFields();
     schedule();
   }
@@ -101,6 +114,7 @@ function studio(): void {
   function history(from: string[], to: string[]) {
     const state = from.pop();
     if (state === undefined) return;
+    burst = undefined;
     to.push(JSON.stringify(design));
     design = JSON.parse(state);
     changed();
@@ -191,6 +205,46 @@ function studio(): void {
     return { x: Math.max(0, round(near(x, xs))), y: Math.max(0, round(near(y, ys))) };
   }
 
+  // Rules are thin rectangles: they resize from their two ends, like a line's end points.
+  function shapeOf(e: any): StudioShape {
+    if (e.type === 'text' || e.type === 'qr') return e.type;
+    if (e.type === 'rect' && e.height <= 4 && e.width > e.height) return 'hline';
+    if (e.type === 'rect' && e.width <= 4 && e.height > e.width) return 'vline';
+    return 'box';
+  }
+
+  function applyBox(e: any, b: StudioBox) {
+    e.x = b.x;
+    e.y = b.y;
+    if (e.type === 'qr') e.size = b.w;
+    else e.width = b.w;
+    if (e.type === 'image' || e.type === 'rect') e.height = b.h;
+  }
+
+  // How element i resizes; `guides` snaps moved edges to the page's edges and centre and to the
+  // other elements' edges (as moving does), none for the keyboard.
+  function resizeRules(i: number, guides: boolean, keepRatio = false) {
+    const e = design.elements[i];
+    const xs = [0, design.page.width / 2, design.page.width];
+    const ys = [0, design.page.height / 2, design.page.height];
+    design.elements.forEach((other: any, j: number) => {
+      if (j === i) return;
+      const b = boxOf(other);
+      xs.push(b.x, b.x + b.w);
+      ys.push(b.y, b.y + b.h);
+    });
+    const qr = e.type === 'qr';
+    return {
+      snapX: (v: number) => (guides ? studioNearest(v, xs, SNAP) : v),
+      snapY: (v: number) => (guides ? studioNearest(v, ys, SNAP) : v),
+      minW: qr ? 36 : 1,
+      minH: qr ? 36 : 0.5,
+      max: qr ? 600 : Infinity,
+      square: qr,
+      keepRatio,
+    };
+  }
+
   function drawBoxes() {
     layer.replaceChildren();
     const { width: pw, height: ph } = design.page;
@@ -216,17 +270,29 @@ function studio(): void {
         (layer.children[i] as HTMLElement | undefined)?.focus();
       });
       if (i === selected) {
-        const handle = document.createElement('div');
-        handle.className = 'design-handle';
-        handle.setAttribute('aria-hidden', 'true');
-        handle.addEventListener('pointerdown', (ev) => startDrag(ev, i, 'resize'));
-        box.append(handle);
+        box.setAttribute('aria-describedby', 'studio-keys');
+        // A box too small on screen for eight handles (a logo on a phone) keeps its corners, so
+        // that there is room left to grab it by.
+        const small = Math.min(b.w, b.h) * scale() < 48;
+        const handles = studioHandles(shapeOf(e)).filter(
+          (h) => shapeOf(e) !== 'box' || !small || h.length === 2,
+        );
+        for (const which of handles) {
+          const handle = document.createElement('div');
+          handle.className = 'design-handle';
+          handle.dataset.handle = which;
+          handle.setAttribute('aria-hidden', 'true');
+          handle.addEventListener('pointerdown', (ev) => startDrag(ev, i, which));
+          box.append(handle);
+        }
       }
       layer.append(box);
     });
   }
 
-  function startDrag(ev: PointerEvent, i: number, mode: 'move' | 'resize') {
+  // Moves the element, or resizes it from the handle `mode` with the opposite side fixed; one
+  // undo step when the pointer is let go.
+  function startDrag(ev: PointerEvent, i: number, mode: 'move' | StudioHandle) {
     ev.preventDefault();
     ev.stopPropagation();
     const before = JSON.stringify(design);
@@ -243,11 +309,9 @@ function studio(): void {
         const p = snap(i, start.x + dx, start.y + dy, start.w, start.h);
         e.x = p.x;
         e.y = p.y;
-      } else if (e.type === 'qr') {
-        e.size = Math.min(600, Math.max(36, round(start.w + Math.max(dx, dy))));
       } else {
-        e.width = Math.max(1, round(start.w + dx));
-        if (e.type !== 'text') e.height = Math.max(0.5, round(start.h + dy));
+        const keepRatio = m.shiftKey && (e.type === 'image' || e.type === 'rect');
+        applyBox(e, studioResize(start, mode, dx, dy, resizeRules(i, true, keepRatio)));
       }
       drawBoxes();
     };
@@ -278,7 +342,10 @@ function studio(): void {
     );
   }
 
-  function input(label: string, value: string, type: string, onChange: (v: string) => void, extra: any = {}) {
+  // A labelled input or select. `options`: a select's choices (a value, or [value, text]);
+  // `live`: a text or number input that applies as it is typed in (see `typingKey` above).
+  function input(label: string, value: string, type: string, onChange: (v: string) => void, opts: any = {}) {
+    const { options = [], live = false, ...extra } = opts;
     const id = `prop-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
     const wrap = document.createElement('div');
     const l = document.createElement('label');
@@ -287,7 +354,10 @@ function studio(): void {
     let field: HTMLInputElement | HTMLSelectElement;
     if (type === 'select') {
       const s = document.createElement('select');
-      for (const option of extra.options as string[]) s.append(new Option(option, option));
+      for (const o of options as (string | [string, string])[]) {
+        const [v, text] = typeof o === 'string' ? [o, o] : o;
+        s.append(new Option(text, v));
+      }
       field = s;
     } else {
       const i = document.createElement('input');
@@ -297,14 +367,37 @@ function studio(): void {
     }
     field.id = id;
     field.value = value;
-    field.addEventListener('change', () => onChange(field.value));
-    // A colour picker says 'input' as it moves; its 'change' may never come from a script.
-    if (type === 'color') field.addEventListener('input', () => onChange(field.value));
+    const key = `${selected}:${id}`;
+    let timer: number | undefined;
+    const apply = (asTyped: boolean) => {
+      clearTimeout(timer);
+      typingKey = asTyped ? key : undefined;
+      try {
+        onChange(field.value);
+      } finally {
+        typingKey = undefined;
+      }
+    };
+    // A change (blur, Enter) applies what is left and ends the typing burst.
+    field.addEventListener('change', () => {
+      apply(live || type === 'color');
+      burst = undefined;
+    });
+    // A colour picker says 'input' as it moves (its 'change' may never come from a script); its
+    // moves are one undo step, like typing.
+    if (type === 'color') field.addEventListener('input', () => apply(true));
+    if (live) {
+      field.addEventListener('input', () => {
+        clearTimeout(timer);
+        timer = window.setTimeout(() => apply(true), TYPING_DELAY);
+      });
+      field.addEventListener('blur', () => (burst = undefined));
+    }
     wrap.append(l, field);
     return wrap;
   }
 
-  function numberProp(e: any, key: string, label: string, min = 0) {
+  function numberProp(e: any, key: string, label: string, min = 0, max = Infinity) {
     return input(
       label,
       String(e[key] ?? ''),
@@ -312,10 +405,37 @@ function studio(): void {
       (v) => {
         const n = Number(v);
         if (v === '' && key === 'minSize') commit(() => delete e.minSize);
-        else if (Number.isFinite(n) && n >= min) commit(() => (e[key] = n));
+        else if (v !== '' && Number.isFinite(n) && n >= min && n <= max) commit(() => (e[key] = n));
       },
-      { step: 'any', min: String(min) },
+      { step: 'any', min: String(min), live: true },
     );
+  }
+
+  // Font family and weight: the weights listed are the ones the family has (bundled DejaVu Sans
+  // and Serif in Regular and Bold; a design's own font `x` with `x-bold` if the design has one).
+  function fontProps(e: any) {
+    const families = studioFontFamilies(fonts);
+    const current = e.font ?? 'sans';
+    const family = families.find((f) => f.weights.some((w) => w.name === current)) ?? families[0]!;
+    const weight = family.weights.find((w) => w.name === current)!;
+    const label = (f: string) =>
+      f === 'sans' ? 'Sans (DejaVu Sans)' : f === 'serif' ? 'Serif (DejaVu Serif)' : f;
+    const familySelect = input(
+      'Font',
+      family.family,
+      'select',
+      (v) => {
+        const next = families.find((f) => f.family === v)!;
+        // The same weight in the new family when it has it, else its first.
+        const same = next.weights.find((w) => w.label === weight.label) ?? next.weights[0]!;
+        commit(() => (e.font = same.name));
+      },
+      { options: families.map((f) => [f.family, label(f.family)]) },
+    );
+    const weightSelect = input('Weight', weight.name, 'select', (v) => commit(() => (e.font = v)), {
+      options: family.weights.map((w) => [w.name, w.label]),
+    });
+    return [familySelect, weightSelect];
   }
 
   function colorProp(e: any, key: string, label: string, fallback: string) {
@@ -333,7 +453,9 @@ function studio(): void {
     }
     const parts: HTMLElement[] = [];
     if (e.type === 'text') {
-      parts.push(input('Text', e.text, 'text', (v) => v && commit(() => (e.text = v)), { dir: 'auto' }));
+      parts.push(
+        input('Text', e.text, 'text', (v) => v && commit(() => (e.text = v)), { dir: 'auto', live: true }),
+      );
       const placeholders = [
         'recipient.name',
         'certificate.issuedAt',
@@ -353,21 +475,19 @@ function studio(): void {
         commit(() => (e.text = `${e.text}{{${which}}}`));
       });
       parts.push(pick, insert);
-      parts.push(
-        input('Font', e.font ?? 'sans', 'select', (v) => commit(() => (e.font = v)), { options: fonts }),
-      );
-      parts.push(numberProp(e, 'size', 'Size (pt)', 4));
+      parts.push(...fontProps(e));
+      parts.push(numberProp(e, 'size', 'Size (pt)', 4, 200));
       parts.push(colorProp(e, 'color', 'Colour', '#000000'));
       parts.push(
         input('Alignment', e.align ?? 'left', 'select', (v) => commit(() => (e.align = v)), {
           options: ['left', 'center', 'right'],
         }),
       );
-      parts.push(numberProp(e, 'minSize', 'Shrink to fit down to (pt)', 4));
+      parts.push(numberProp(e, 'minSize', 'Shrink to fit down to (pt)', 4, 200));
     }
     parts.push(numberProp(e, 'x', 'X (pt)'), numberProp(e, 'y', 'Y (pt)'));
     if (e.type === 'qr')
-      parts.push(numberProp(e, 'size', 'Size (pt)', 36), colorProp(e, 'color', 'Colour', '#000000'));
+      parts.push(numberProp(e, 'size', 'Size (pt)', 36, 600), colorProp(e, 'color', 'Colour', '#000000'));
     else parts.push(numberProp(e, 'width', 'Width (pt)', 0.1));
     if (e.type === 'rect' || e.type === 'image') parts.push(numberProp(e, 'height', 'Height (pt)', 0.1));
     if (e.type === 'image') {
@@ -537,8 +657,9 @@ function studio(): void {
     });
   });
 
-  // Keyboard: arrows nudge the selected element (Shift: 10 pt), Delete removes it, Ctrl+Z and
-  // Ctrl+Shift+Z undo and redo (outside text inputs, which keep their own).
+  // Keyboard: arrows nudge the selected element (Shift: 10 pt), Alt+arrows resize it from its
+  // right or bottom side (Alt+Shift: 10 pt), Delete removes it, Ctrl+Z and Ctrl+Shift+Z undo and
+  // redo (outside text inputs, which keep their own). The editor's help text says so (#studio-keys).
   document.addEventListener('keydown', (ev) => {
     const typing = (ev.target as HTMLElement).closest('input, textarea, select');
     if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === 'z' && !typing) {
@@ -557,7 +678,12 @@ function studio(): void {
       ArrowDown: [0, step],
     };
     const m = moves[ev.key];
-    if (m) {
+    if (m && ev.altKey) {
+      ev.preventDefault();
+      const handle = studioHandles(shapeOf(e)).at(-1)!;
+      commit(() => applyBox(e, studioResize(boxOf(e), handle, m[0], m[1], resizeRules(selected, false))));
+      (layer.children[selected] as HTMLElement | undefined)?.focus();
+    } else if (m) {
       ev.preventDefault();
       commit(() => {
         e.x = Math.max(0, round(e.x + m[0]));
@@ -575,7 +701,9 @@ function studio(): void {
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-const STUDIO = `(${studio.toString()})();`;
+// The pure helpers travel with the script, inside its own scope.
+const helpers = [studioHandles, studioResize, studioNearest, studioFontFamilies];
+const STUDIO = `(() => {\n${helpers.map(String).join('\n')}\n(${studio.toString()})();\n})();`;
 
 export const STUDIO_JS = {
   path: '/dashboard/assets/studio.js',

@@ -1,67 +1,17 @@
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { pdfText, pdfWords } from '../pdf/pdf-helpers.js';
 import { browserSkipReason } from '../helpers/browser.js';
-import { createUser, DESKTOP, PHONE, shot, signIn, startDashboard, type DashboardEnv } from './support.js';
+import { PHONE, shot, startDashboard, type DashboardEnv } from './support.js';
+import { designOf, openStudio, rendered } from './studio-support.js';
 
 const skip = browserSkipReason();
 
 // The design studio in real Chromium (issue 18): from a gallery design, drag the name 100 pt to the
 // right, change its size and colour, add a field, save, publish, issue through the API with an
 // Arabic name and read the PDF back. pdf.js draws the service's PDF; the CSP holds throughout.
-
-interface DesignJson {
-  page: { width: number; height: number };
-  fields: { key: string; label: string; required: boolean }[];
-  elements: { type: string; text?: string; x: number; y: number; size?: number; color?: string }[];
-}
-
-async function designOf(page: Page): Promise<DesignJson> {
-  return JSON.parse(await page.inputValue('#design-json')) as DesignJson;
-}
-
-// Waits until the canvas shows a render newer than the one before `action`.
-async function rendered(page: Page, action: () => Promise<unknown>) {
-  const before = Number((await page.getAttribute('[data-testid=design-canvas]', 'data-rendered')) ?? 0);
-  await action();
-  await page.waitForFunction((n) => {
-    const area = document.querySelector('[data-testid=design-canvas]') as HTMLElement;
-    return (
-      area.dataset.state === 'error' || (area.dataset.state === 'ready' && Number(area.dataset.rendered) > n)
-    );
-  }, before);
-  const state = await page.getAttribute('[data-testid=design-canvas]', 'data-state');
-  assert.equal(state, 'ready', (await page.textContent('#studio-status')) ?? '');
-}
-
-async function openStudio(env: DashboardEnv, design: string) {
-  const user = await createUser(env);
-  const context = await env.browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  // Chromium asks for /favicon.ico by itself; the service has none.
-  page.on('console', (msg) => {
-    const where = msg.location().url;
-    if (msg.type() === 'error' && !where.endsWith('/favicon.ico')) problems.push(`${msg.text()} ${where}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP ${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-  await signIn(env, page, user);
-  await page.goto(`${env.base}/dashboard/templates/new`);
-  await Promise.all([
-    page.waitForURL(/\/dashboard\/templates\/[0-9a-f-]{36}\/edit$/),
-    page.getByRole('button', { name: design, exact: true }).click(),
-  ]);
-  await page.waitForSelector('[data-testid=design-canvas][data-state=ready]');
-  return { user, page, problems, close: () => context.close() };
-}
 
 // The non-zero bytes of every Flate stream, inflated: where the content streams say their colours.
 function contentStreams(pdf: Buffer): string {

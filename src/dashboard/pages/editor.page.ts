@@ -109,6 +109,13 @@ export function editorPage(opts: {
             ></iframe>
           </div>
           <p class="small muted" id="studio-status" role="status" aria-live="polite"></p>
+          <p class="small muted studio-keys" id="studio-keys" hidden>
+            Drag an element to move it, or a handle on its corners or sides to resize it from the opposite
+            side (Shift keeps an image's or rectangle's proportions). Keyboard: Tab to an element or choose it
+            in the list; arrows move it by 1 pt (Shift: 10 pt); Alt+arrows resize it from its right or bottom
+            side (Alt+Shift: 10 pt); Delete removes it; Ctrl+Z and Ctrl+Shift+Z undo and redo. Text properties
+            apply as you type.
+          </p>
         </section>
         <aside class="studio-side">
           <section class="card studio-outline" hidden aria-labelledby="outline-title">
