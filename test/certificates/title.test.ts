@@ -118,6 +118,38 @@ describe('title', () => {
     assert.equal(read.json().data.title, 'Graph Theory');
   });
 
+  it("a title's dates and numbers are written in the design's language, as on its PDF", async () => {
+    const template = await t.deps.services.templates.create(tenant.accountId, {
+      ...design,
+      name: 'Formation',
+      locale: 'fr',
+      title: '{{data.course}} ({{data.hours}} h), le {{certificate.issuedAt}}',
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/certificates',
+      headers: tenant.auth,
+      payload: {
+        templateId: template.id,
+        recipient: {
+          name: 'Marie Curie',
+          email: 'marie@example.com',
+          data: { course: 'Chimie', hours: 12.5 },
+        },
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const { title, issuedAt } = res.json().data as { title: string; issuedAt: string };
+    const day = new Intl.DateTimeFormat('fr', {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    }).format(new Date(issuedAt));
+    assert.equal(title, `Chimie (12,5 h), le ${day}`);
+    assert.match(day, /^\d{1,2} [a-zéû]+\.? \d{4}$/);
+  });
+
   it('a title with an unknown placeholder or an undeclared key is refused at ["title"]', async () => {
     for (const title of ['{{data.nope}}', '{{recipient.email}}']) {
       await assert.rejects(

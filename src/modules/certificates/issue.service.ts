@@ -65,10 +65,12 @@ interface Rendered extends Candidate {
   unsealed: UnsealedPdf;
 }
 
-// What was earned, frozen on the certificate: the design's title filled with the recipient's values,
-// or the template name when the design has none (or it fills to nothing).
+// What was earned, frozen on the certificate: the design's title filled with the recipient's values
+// (dates and numbers written in the design's language, as on its PDF), or the template name when the
+// design has none (or it fills to nothing).
 function titleOf(template: TemplateWithDesign, values: RenderValues): string {
-  const title = template.design.title === undefined ? '' : fillText(template.design.title, values);
+  const { title: text, locale } = template.design;
+  const title = text === undefined ? '' : fillText(text, values, locale);
   return title || template.name;
 }
 
