@@ -112,7 +112,13 @@ async function tenant(deps: Deps, count: number): Promise<Tenant> {
     // One template in ten certificates uses the second template, for the templateId filter.
     const templateId = templates[b % 10 === 9 ? 1 : 0]!.id;
     await deps.db.transaction((tx) =>
-      insertIssued(tx, { accountId: account.id, templateId, issuedAt: new Date(at), items }),
+      insertIssued(tx, {
+        accountId: account.id,
+        templateId,
+        templateVersion: 1,
+        issuedAt: new Date(at),
+        items,
+      }),
     );
     done += n;
     if (b % 20 === 19)

@@ -73,11 +73,12 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/certificates/:id', { preHandler: signIn }, async (request, reply) => {
     const s = signedIn(request);
     const certificate = await certificates.get(s.user.accountId, pathId(request));
-    const [history, template, credential, pdfSigner] = await Promise.all([
+    const [history, template, credential, pdfSigner, templateVersion] = await Promise.all([
       emails.history(s.user.accountId, certificate.id, { page: 1, perPage: 20 }),
       templates.get(s.user.accountId, certificate.templateId).catch(() => undefined),
       credentials.credential(s.user.accountId, certificate.id),
       pdfSigning.signerOf(s.user.accountId, certificate.id),
+      certificates.templateVersion(s.user.accountId, certificate.id),
     ]);
     return send(
       reply,
@@ -86,6 +87,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
         flash: takeFlash(request),
         certificate,
         templateName: template?.name,
+        templateVersion,
         history: history.data,
         historyTotal: history.pagination.total,
         emailDelivery: s.principal.emailDelivery,

@@ -81,7 +81,13 @@ describe('list plans and counters', () => {
         sha256: '0'.repeat(64),
       }));
       await t.deps.db.transaction((tx) =>
-        insertIssued(tx, { accountId: a.accountId, templateId: a.templateId, issuedAt: new Date(at), items }),
+        insertIssued(tx, {
+          accountId: a.accountId,
+          templateId: a.templateId,
+          templateVersion: 1,
+          issuedAt: new Date(at),
+          items,
+        }),
       );
     }
     await t.deps.db.query('ANALYZE certificates');

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { pdfText } from '../pdf/pdf-helpers.js';
 import { ConflictError, NotFoundError } from '../../src/platform/errors.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { formClient, signInWith } from '../dashboard/form-client.js';
 
 // Template versions and drafts (issue 18, migration 012): every saved design is a version, a draft
 // is invisible to the API until published, and issued certificates keep their frozen PDFs.
@@ -116,6 +117,25 @@ describe('template versions and drafts', () => {
     const second = await issueCertificate(t.app, owner);
     assert.match(pdfText((await pdfOf(second.id)).body), /Ada Lovelace mastered/);
     assert.equal((await pdfOf(first.id)).sha, frozen.sha, 'the issued certificate keeps its frozen PDF');
+
+    // Each certificate records the design version it was issued from; the dashboard names it.
+    const certificates = t.deps.services.certificates;
+    assert.equal(await certificates.templateVersion(tenant.accountId, first.id), 1);
+    assert.equal(await certificates.templateVersion(tenant.accountId, second.id), 2);
+    const email = `versions-${process.pid}-${Date.now()}@academy.test`;
+    await t.deps.services.users.create({
+      accountId: tenant.accountId,
+      email,
+      password: 'correct horse battery staple',
+    });
+    const client = formClient(t);
+    await signInWith(client, email, 'correct horse battery staple');
+    const named = async (id: string, version: number) =>
+      new RegExp(`href="/dashboard/templates/${made.id}/history"\\s*>design version ${version}<`).test(
+        (await client.get(`/dashboard/certificates/${id}`)).body,
+      );
+    assert.ok(await named(first.id, 1));
+    assert.ok(await named(second.id, 2));
   });
 
   it('saving the newest design again makes no version', async () => {

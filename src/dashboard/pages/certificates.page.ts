@@ -205,6 +205,8 @@ export function certificatePage(opts: {
   flash?: Flash;
   certificate: CertificateView;
   templateName?: string;
+  /** The version of the template's design it was issued from (null: not recorded). */
+  templateVersion?: number | null;
   history: EmailSendView[];
   historyTotal: number;
   emailDelivery: boolean;
@@ -270,7 +272,17 @@ export function certificatePage(opts: {
           <dt>Recipient</dt>
           <dd>${typed(c.recipientName)} · ${c.recipientEmail}</dd>
           <dt>Template</dt>
-          <dd>${opts.templateName ? typed(opts.templateName) : html`<span class="muted">archived</span>`}</dd>
+          <dd>
+            ${opts.templateName ? typed(opts.templateName) : html`<span class="muted">archived</span>`}
+            ${
+              opts.templateVersion
+                ? html` ·
+                    <a href="/dashboard/templates/${c.templateId}/history"
+                      >design version ${opts.templateVersion}</a
+                    >`
+                : ''
+            }
+          </dd>
           ${Object.entries(c.data).map(
             ([k, v]) =>
               html`<dt><code>${k}</code></dt>

@@ -54,6 +54,8 @@ export async function insertIssued(
   input: {
     accountId: string;
     templateId: string;
+    /** The version of the template's design the certificates were rendered from. */
+    templateVersion: number;
     issuedAt: Date;
     items: NewCertificate[];
     /** Queued for email in the same transaction (emailOnIssue): they start at emailCount 1. */
@@ -62,9 +64,9 @@ export async function insertIssued(
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count, template_version)
      SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires,
-            u.reminders::integer[], u.next_reminder, $14
+            u.reminders::integer[], u.next_reminder, $14, $15
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
                    $12::text[], $13::timestamptz[])
          AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder)
@@ -85,6 +87,7 @@ export async function insertIssued(
       items.map((i) => (i.reminders?.length ? `{${i.reminders.join(',')}}` : null)),
       items.map((i) => i.nextReminderAt ?? null),
       input.emailed ? 1 : 0,
+      input.templateVersion,
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));
@@ -321,4 +324,18 @@ export async function revokeCertificate(
     [input.accountId, input.id, input.at, input.reason],
   );
   return rows[0];
+}
+
+// The version of its template's design a certificate was issued from (null: issued before versions
+// were recorded, migration 016).
+export async function templateVersionOf(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<number | null> {
+  const { rows } = await db.query<{ template_version: number | null }>(
+    'SELECT template_version FROM certificates WHERE account_id = $1 AND id = $2',
+    [accountId, id],
+  );
+  return rows[0]?.template_version ?? null;
 }

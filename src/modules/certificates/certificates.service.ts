@@ -91,6 +91,11 @@ export function createCertificatesService(deps: {
       return view(row);
     },
 
+    /** The version of its template's design it was issued from; null when not recorded. */
+    async templateVersion(accountId: string, id: string): Promise<number | null> {
+      return repo.templateVersionOf(db, accountId, id);
+    },
+
     async pdfHash(accountId: string, id: string): Promise<string> {
       const hash = await repo.readPdfHash(db, accountId, id);
       if (!hash) throw new NotFoundError('Certificate');

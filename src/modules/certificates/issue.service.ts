@@ -243,6 +243,7 @@ export function createIssueService(deps: {
           ? await insertIssued(tx, {
               accountId: principal.accountId,
               templateId: template.id,
+              templateVersion: template.version,
               issuedAt,
               items,
               emailed,
