@@ -147,6 +147,7 @@ export function startEmailWorker(deps: {
               uniqueCode: job.unique_code,
               expiresAt: job.expires_at,
               renewalUrl: job.renewal_url,
+              locale: job.locale,
             })
           : buildCertificateMessage({
               messageId: sendMessageId(job.id, deps.mailFrom),

@@ -1,9 +1,11 @@
 /**
  * The renewal reminder email (issue 19): the certificate expires soon; renew it at the template's
- * renewal URL. No attachment. The same header sanitising as the certificate email (mail-message.ts).
+ * renewal URL. No attachment. The same header sanitising as the certificate email (mail-message.ts),
+ * and its language: the template's locale (English when it has no catalog), the date written in it.
  */
 
 import { escapeHtml } from '../../platform/html.js';
+import { direction, languageOf, message, messageHtml, type MessageKey } from '../../platform/i18n/i18n.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import { parseMailAddress, sanitizeHeaderText, type MailMessage } from './mail-message.js';
 
@@ -19,6 +21,8 @@ export interface ReminderMessageInput {
   expiresAt: Date;
   /** An https URL (the design checks it); none: the email says to contact the issuer. */
   renewalUrl: string | null;
+  /** The template's locale (BCP 47): the language of the email and of its date. */
+  locale?: string | null;
 }
 
 function webUrl(value: string, what: string): string {
@@ -33,31 +37,35 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
   const issuer = sanitizeHeaderText(input.issuerName);
   const url = webUrl(input.verificationUrl, 'verificationUrl');
   const renew = input.renewalUrl ? webUrl(input.renewalUrl, 'renewalUrl') : undefined;
-  const date = formatIssuedAt(input.expiresAt.toISOString())!;
+  const date = formatIssuedAt(input.expiresAt.toISOString(), input.locale ?? 'en')!;
   const code = sanitizeHeaderText(input.uniqueCode);
   const address = parseMailAddress(input.to, 'recipient').address;
+  const lang = languageOf(input.locale) ?? 'en';
+  const t = (key: MessageKey, params?: Record<string, string>) => message(lang, key, params);
 
   const text = [
-    `Hello ${recipient},`,
+    t('email.hello', { name: recipient }),
     '',
-    `Your certificate from ${issuer}, ${title}, expires on ${date}.`,
+    t('reminder.expires', { issuer, title, date }),
     '',
-    ...(renew ? ['Renew it here:', renew] : [`To renew it, contact ${issuer}.`]),
+    ...(renew ? [t('reminder.renewAt'), renew] : [t('reminder.contact', { issuer })]),
     '',
-    'The certificate and its status:',
+    t('reminder.status'),
     url,
-    `Certificate code: ${code}`,
+    t('email.code', { code }),
     '',
   ].join('\r\n');
 
   const e = escapeHtml;
+  const h = (key: MessageKey, params?: Record<string, string>) => messageHtml(lang, key, params);
+  const bdi = (value: string) => `<bdi>${e(value)}</bdi>`;
   const html = `<!doctype html>
-<html lang="en" dir="ltr"><head><meta charset="utf-8"></head>
+<html lang="${lang}" dir="${direction(lang)}"><head><meta charset="utf-8"></head>
 <body>
-<p>Hello <bdi>${e(recipient)}</bdi>,</p>
-<p>Your certificate from <bdi>${e(issuer)}</bdi>, <strong><bdi>${e(title)}</bdi></strong>, expires on ${e(date)}.</p>
-<p>${renew ? `<a id="renewal-link" href="${e(renew)}">Renew it here</a>` : `To renew it, contact <bdi>${e(issuer)}</bdi>.`}</p>
-<p>The certificate and its status: <a href="${e(url)}">${e(url)}</a><br>Certificate code: ${e(code)}</p>
+<p>${h('email.hello', { name: bdi(recipient) })}</p>
+<p>${h('reminder.expires', { issuer: bdi(issuer), title: `<strong>${bdi(title)}</strong>`, date: e(date) })}</p>
+<p>${renew ? `<a id="renewal-link" href="${e(renew)}">${h('reminder.renewLink')}</a>` : h('reminder.contact', { issuer: bdi(issuer) })}</p>
+<p>${h('reminder.status')} <a href="${e(url)}">${e(url)}</a><br>${h('email.code', { code: e(code) })}</p>
 </body></html>
 `;
 
@@ -65,7 +73,7 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
     messageId: input.messageId,
     from: parseMailAddress(input.from, 'sender'),
     to: { name: recipient, address },
-    subject: `Your certificate expires on ${date}: ${title}`,
+    subject: t('reminder.subject', { date, title }),
     text,
     html,
     attachments: [],

@@ -82,4 +82,10 @@ export const ar: Catalog = {
   'email.credential':
     'وهي أيضًا اعتماد رقمي موقّع (Open Badges 3.0) يمكنك الاحتفاظ به في محفظة رقمية أو إضافته إلى ملف شخصي، ويمكن لأي شخص التحقق منه دون هذا الموقع:',
   'email.credentialLink': 'تنزيل الاعتماد',
+  'reminder.subject': 'تنتهي صلاحية شهادتك في {date}: {title}',
+  'reminder.expires': 'تنتهي صلاحية شهادتك من {issuer}، {title}، في {date}.',
+  'reminder.renewAt': 'جدّدها من هنا:',
+  'reminder.renewLink': 'جدّدها من هنا',
+  'reminder.contact': 'لتجديدها، تواصل مع {issuer}.',
+  'reminder.status': 'الشهادة وحالتها:',
 };

@@ -89,4 +89,10 @@ export const de: Catalog = {
   'email.credential':
     'Es ist außerdem ein signierter digitaler Nachweis (Open Badges 3.0), den Sie in einer digitalen Brieftasche aufbewahren oder einem Profil hinzufügen können und den jeder auch ohne diese Website prüfen kann:',
   'email.credentialLink': 'Nachweis herunterladen',
+  'reminder.subject': 'Ihr Zertifikat läuft am {date} ab: {title}',
+  'reminder.expires': 'Ihr Zertifikat von {issuer}, {title}, läuft am {date} ab.',
+  'reminder.renewAt': 'Hier können Sie es erneuern:',
+  'reminder.renewLink': 'Hier erneuern',
+  'reminder.contact': 'Wenden Sie sich zur Erneuerung an {issuer}.',
+  'reminder.status': 'Das Zertifikat und sein Status:',
 };

@@ -84,4 +84,10 @@ export const en = {
   'email.credential':
     'It is also a signed digital credential (Open Badges 3.0) that you can keep in a digital wallet or add to a profile, and that anyone can check without this site:',
   'email.credentialLink': 'download the credential',
+  'reminder.subject': 'Your certificate expires on {date}: {title}',
+  'reminder.expires': 'Your certificate from {issuer}, {title}, expires on {date}.',
+  'reminder.renewAt': 'Renew it here:',
+  'reminder.renewLink': 'Renew it here',
+  'reminder.contact': 'To renew it, contact {issuer}.',
+  'reminder.status': 'The certificate and its status:',
 } as const;

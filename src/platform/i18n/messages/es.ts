@@ -86,4 +86,10 @@ export const es: Catalog = {
   'email.credential':
     'También es una credencial digital firmada (Open Badges 3.0) que puede guardar en una cartera digital o añadir a un perfil, y que cualquier persona puede comprobar sin este sitio:',
   'email.credentialLink': 'descargar la credencial',
+  'reminder.subject': 'Su certificado vence el {date}: {title}',
+  'reminder.expires': 'Su certificado de {issuer}, {title}, vence el {date}.',
+  'reminder.renewAt': 'Renuévelo aquí:',
+  'reminder.renewLink': 'Renuévelo aquí',
+  'reminder.contact': 'Para renovarlo, póngase en contacto con {issuer}.',
+  'reminder.status': 'El certificado y su estado:',
 };

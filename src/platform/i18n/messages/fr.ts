@@ -87,4 +87,10 @@ export const fr: Catalog = {
   'email.credential':
     'C’est aussi une attestation numérique signée (Open Badges 3.0), que vous pouvez conserver dans un portefeuille numérique ou ajouter à un profil, et que chacun peut vérifier sans ce site :',
   'email.credentialLink': 'télécharger l’attestation',
+  'reminder.subject': 'Votre certificat expire le {date} : {title}',
+  'reminder.expires': 'Votre certificat délivré par {issuer}, {title}, expire le {date}.',
+  'reminder.renewAt': 'Renouvelez-le ici :',
+  'reminder.renewLink': 'Renouvelez-le ici',
+  'reminder.contact': 'Pour le renouveler, contactez {issuer}.',
+  'reminder.status': 'Le certificat et son statut :',
 };

@@ -85,4 +85,10 @@ export const hi: Catalog = {
   'email.credential':
     'यह एक हस्ताक्षरित डिजिटल क्रेडेंशियल (Open Badges 3.0) भी है, जिसे आप डिजिटल वॉलेट में रख सकते हैं या किसी प्रोफ़ाइल में जोड़ सकते हैं, और जिसे कोई भी इस साइट के बिना जाँच सकता है:',
   'email.credentialLink': 'क्रेडेंशियल डाउनलोड करें',
+  'reminder.subject': 'आपका प्रमाणपत्र {date} को समाप्त हो रहा है: {title}',
+  'reminder.expires': '{issuer} द्वारा जारी आपका प्रमाणपत्र, {title}, {date} को समाप्त हो रहा है।',
+  'reminder.renewAt': 'इसे यहाँ नवीनीकृत करें:',
+  'reminder.renewLink': 'इसे यहाँ नवीनीकृत करें',
+  'reminder.contact': 'इसे नवीनीकृत करने के लिए {issuer} से संपर्क करें।',
+  'reminder.status': 'प्रमाणपत्र और उसकी स्थिति:',
 };

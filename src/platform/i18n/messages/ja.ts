@@ -83,4 +83,10 @@ export const ja: Catalog = {
   'email.credential':
     'これは署名済みのデジタルクレデンシャル（Open Badges 3.0）でもあり、デジタルウォレットに保存したりプロフィールに追加したりできます。このサイトがなくても、誰でも検証できます：',
   'email.credentialLink': 'クレデンシャルをダウンロード',
+  'reminder.subject': '証明書の有効期限は {date} です：{title}',
+  'reminder.expires': '{issuer} が発行した証明書「{title}」の有効期限は {date} です。',
+  'reminder.renewAt': 'こちらから更新できます：',
+  'reminder.renewLink': 'こちらから更新',
+  'reminder.contact': '更新については {issuer} にお問い合わせください。',
+  'reminder.status': '証明書とその状態：',
 };

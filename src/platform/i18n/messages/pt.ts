@@ -85,4 +85,10 @@ export const pt: Catalog = {
   'email.credential':
     'Ele também é uma credencial digital assinada (Open Badges 3.0) que você pode guardar em uma carteira digital ou adicionar a um perfil, e que qualquer pessoa pode verificar sem este site:',
   'email.credentialLink': 'baixar a credencial',
+  'reminder.subject': 'Seu certificado expira em {date}: {title}',
+  'reminder.expires': 'Seu certificado de {issuer}, {title}, expira em {date}.',
+  'reminder.renewAt': 'Renove-o aqui:',
+  'reminder.renewLink': 'Renove-o aqui',
+  'reminder.contact': 'Para renová-lo, entre em contato com {issuer}.',
+  'reminder.status': 'O certificado e seu status:',
 };

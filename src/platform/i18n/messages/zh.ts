@@ -82,4 +82,10 @@ export const zh: Catalog = {
   'email.credential':
     '它同时也是一份已签名的数字凭证（Open Badges 3.0），您可以将其保存在数字钱包中或添加到个人资料，任何人无需本网站即可验证：',
   'email.credentialLink': '下载凭证',
+  'reminder.subject': '您的证书将于 {date} 到期：{title}',
+  'reminder.expires': '您由 {issuer} 颁发的证书“{title}”将于 {date} 到期。',
+  'reminder.renewAt': '在此续期：',
+  'reminder.renewLink': '在此续期',
+  'reminder.contact': '如需续期，请联系 {issuer}。',
+  'reminder.status': '证书及其状态：',
 };
