@@ -253,3 +253,36 @@ test('a statement past DB_STATEMENT_TIMEOUT_MS is cancelled and reads as "unavai
     await db.close();
   }
 });
+
+test('a connection that drops while its client is in use fails that work, and does not crash the process', async () => {
+  const db = createDb(testDatabaseUrl(), { max: 2 });
+  const admin = createDb(testDatabaseUrl(), { max: 1 });
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => uncaught.push(err);
+  process.prependListener('uncaughtException', onUncaught);
+  try {
+    const outcome = await db
+      .transaction(async (tx) => {
+        const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // The server ends this connection while the transaction holds it between statements.
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.query('SELECT 1');
+      })
+      .then(
+        () => 'committed',
+        (err: unknown) => (isDatabaseUnavailable(err) ? 'unavailable' : `other: ${String(err)}`),
+      );
+    assert.equal(outcome, 'unavailable');
+    assert.deepEqual(uncaught, [], 'no uncaught exception');
+    assert.equal(
+      (await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one,
+      1,
+      'the pool still works',
+    );
+  } finally {
+    process.removeListener('uncaughtException', onUncaught);
+    await db.close();
+    await admin.close();
+  }
+});

@@ -106,18 +106,13 @@ export function createIssueService(deps: {
   // What signing an issue takes (the account's name, its current credential key and PDF
   // certificate, each made on first use), read while the issue renders: outside the transaction, so
   // that it stays short. Every issue reads them afresh: a rotation takes effect at once everywhere.
-  // Within a caller's transaction (`inTransaction`) the reads share its one connection, in turn.
-  function prepareSigning(accountId: string, at: Date, inTransaction = false): Promise<Signing> {
-    const reads = [
-      () => findAccount(db, accountId),
-      () => deps.credentials.prepare(accountId),
-      () => deps.pdfSigning.prepare(accountId, at),
-    ] as const;
+  // One read after the other, on one connection at a time (in a caller's transaction, its own).
+  function prepareSigning(accountId: string, at: Date): Promise<Signing> {
     const signing = (async () => {
-      const [account, key, pdfCertificate] = inTransaction
-        ? [await reads[0](), await reads[1](), await reads[2]()]
-        : await Promise.all([reads[0](), reads[1](), reads[2]()]);
+      const account = await findAccount(db, accountId);
       if (!account) throw new NotFoundError('Account');
+      const key = await deps.credentials.prepare(accountId);
+      const pdfCertificate = await deps.pdfSigning.prepare(accountId, at);
       return { accountName: account.name, key, pdfCertificate };
     })();
     // Awaited only once rendering is done: a render that fails first leaves it unobserved.
@@ -390,9 +385,7 @@ export function createIssueService(deps: {
 
       const remaining = await remainingQuota(principal, issuedAt);
       const signing =
-        candidates.length > 0 && remaining > 0
-          ? prepareSigning(principal.accountId, issuedAt, opts.tx !== undefined)
-          : undefined;
+        candidates.length > 0 && remaining > 0 ? prepareSigning(principal.accountId, issuedAt) : undefined;
       const { rendered, failures, untried } = await renderUpTo(
         template,
         candidates,

@@ -78,6 +78,11 @@ export function createDb(connectionString: string, opts: DbOptions = {}): Db {
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
+  // Nor one in use: when its connection drops, pg fails the query in flight and also emits 'error'
+  // on the client, which the pool listens to only while the client is idle. Unheard, that would be
+  // an uncaught exception. The failed query is what the caller sees; the client is then released
+  // with the error, and the pool destroys it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const context = new AsyncLocalStorage<Ambient>();
   let savepoints = 0;
 
