@@ -11,10 +11,10 @@ import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import { type PdfRenderer, type RenderValues, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
-import { findAccount } from '../accounts/accounts.repository.js';
 import type { CredentialsService } from '../credentials/credentials.service.js';
 import type { PdfCertificateRow } from '../credentials/pdf-certificates.repository.js';
 import type { PdfSigningService } from '../credentials/pdf-signing.service.js';
+import { readSigningContext } from '../credentials/signing-context.repository.js';
 import type { SigningKeyRow } from '../credentials/signing-keys.repository.js';
 import { enqueueIssued } from '../emails/emails.repository.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
@@ -106,14 +106,14 @@ export function createIssueService(deps: {
   // What signing an issue takes (the account's name, its current credential key and PDF
   // certificate, each made on first use), read while the issue renders: outside the transaction, so
   // that it stays short. Every issue reads them afresh: a rotation takes effect at once everywhere.
-  // One read after the other, on one connection at a time (in a caller's transaction, its own).
+  // One statement in the usual case; first use makes the key or certificate, then reads it again.
   function prepareSigning(accountId: string, at: Date): Promise<Signing> {
     const signing = (async () => {
-      const account = await findAccount(db, accountId);
-      if (!account) throw new NotFoundError('Account');
-      const key = await deps.credentials.prepare(accountId);
-      const pdfCertificate = await deps.pdfSigning.prepare(accountId, at);
-      return { accountName: account.name, key, pdfCertificate };
+      const context = await readSigningContext(db, accountId);
+      if (!context) throw new NotFoundError('Account');
+      const key = await deps.credentials.prepare(accountId, context.key);
+      const pdfCertificate = await deps.pdfSigning.prepare(accountId, at, context.pdfCertificate);
+      return { accountName: context.accountName, key, pdfCertificate };
     })();
     // Awaited only once rendering is done: a render that fails first leaves it unobserved.
     signing.catch(() => undefined);

@@ -122,9 +122,14 @@ export function createCredentialsService(deps: {
     // Before an issue's transaction (beside its rendering): the account's current key, made on first
     // use outside the transaction. Read for every issue, so that a rotation takes effect at once on
     // every instance.
-    async prepare(accountId: string): Promise<keysRepo.SigningKeyRow> {
+    // `current`: the current key when the caller has just read it (readSigningContext).
+    async prepare(accountId: string, current?: keysRepo.SigningKeyRow): Promise<keysRepo.SigningKeyRow> {
       vault();
-      const [key] = await Promise.all([currentKey(db, accountId), credentialTemplate(), expiringTemplate()]);
+      const [key] = await Promise.all([
+        current ?? currentKey(db, accountId),
+        credentialTemplate(),
+        expiringTemplate(),
+      ]);
       return key;
     },
 

@@ -169,9 +169,14 @@ export function createPdfSigningService(deps: {
     // Before an issue's transaction (beside its rendering): the account's current certificate, made
     // on first use outside the transaction and replaced when expired at `at`. Read for every issue,
     // so that a rotation or an import takes effect at once on every instance.
-    async prepare(accountId: string, at: Date): Promise<certsRepo.PdfCertificateRow> {
+    // `known`: the current certificate when the caller has just read it (readSigningContext).
+    async prepare(
+      accountId: string,
+      at: Date,
+      known?: certsRepo.PdfCertificateRow,
+    ): Promise<certsRepo.PdfCertificateRow> {
       vault();
-      return unexpired(await current(accountId), at);
+      return unexpired(known ?? (await current(accountId)), at);
     },
 
     // Seals the documents of an issue with the certificate from prepare. The order of the answer is
