@@ -64,8 +64,10 @@ while (view.state !== 'done' && view.state !== 'failed') {
   view = await s.imports.get(account.id, imp.id);
   if (performance.now() - lastPrint > 10_000) {
     lastPrint = performance.now();
+    const m = process.memoryUsage();
     console.log(
-      `  ${view.done.toLocaleString('en-US')} rows, ${Math.round(view.rowsPerSecond ?? 0)} rows/s, RSS ${mib(process.memoryUsage().rss)}`,
+      `  ${view.done.toLocaleString('en-US')} rows, ${Math.round(view.rowsPerSecond ?? 0)} rows/s, RSS ${mib(m.rss)} ` +
+        `(JS heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)}, external ${mib(m.external)}, of which array buffers ${mib(m.arrayBuffers)})`,
     );
   }
 }

@@ -71,6 +71,46 @@ describe('front door: GET / and GET /verify/', () => {
     assert.equal(codeFromInput(''), undefined);
   });
 
+  it("speaks the reader's language: Accept-Language or ?lang=, Arabic right to left, English otherwise", async () => {
+    const fr = await t.app.inject({
+      method: 'GET',
+      url: '/',
+      headers: { 'accept-language': 'fr-CH, fr;q=0.9, en;q=0.5' },
+    });
+    assert.equal(fr.statusCode, 200);
+    assert.equal(fr.headers['content-language'], 'fr');
+    assert.match(String(fr.headers.vary), /Accept-Language/);
+    assert.match(fr.body, /<html lang="fr" dir="ltr">/);
+    assert.match(fr.body, /<h2 id="verify-title">Vérifier un certificat<\/h2>/);
+    assert.match(fr.body, /<button type="submit">Vérifier<\/button>/);
+    assert.match(fr.body, /<a id="dashboard-link" href="dashboard">Tableau de bord<\/a>/);
+    assert.doesNotMatch(fr.body, /Verify a certificate/);
+
+    const ar = await t.app.inject({ method: 'GET', url: '/?lang=ar' });
+    assert.match(ar.body, /<html lang="ar" dir="rtl">/);
+    assert.match(ar.body, /<title>الشهادات<\/title>/);
+    assert.match(ar.body, /<input id="verify-code"[^>]* dir="ltr">/, 'the code is typed left to right');
+
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: '/verify/?code=%3Cb%3Enein',
+      headers: { 'accept-language': 'de' },
+    });
+    assert.equal(bad.statusCode, 200);
+    assert.match(bad.body, /<html lang="de" dir="ltr">/);
+    assert.match(bad.body, /„<span dir="auto">&lt;b&gt;nein<\/span>“ ist kein Zertifikatscode/);
+    assert.doesNotMatch(bad.body, /<b>nein/);
+
+    const other = await t.app.inject({
+      method: 'GET',
+      url: '/',
+      headers: { 'accept-language': 'it, sv;q=0.8' },
+    });
+    assert.equal(other.headers['content-language'], 'en');
+    assert.match(other.body, /<html lang="en" dir="ltr">/);
+    for (const page of [fr, ar, bad]) assert.equal(page.headers['content-security-policy'], FRONT_DOOR_CSP);
+  });
+
   it('keeps JSON 404s elsewhere and the verification routes as they were', async () => {
     for (const url of ['/nope', '/api/v1/nope', '/index.html']) {
       const res = await t.app.inject({ method: 'GET', url });

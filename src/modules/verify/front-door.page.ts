@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../../platform/html.js';
+import { direction, messageHtml, type Language, type MessageKey } from '../../platform/i18n/i18n.js';
 import { isUniqueCode } from '../../platform/ids.js';
 
 // The service's front door (GET /) and the code box of GET /verify/: a small page for people who
@@ -7,7 +8,8 @@ import { isUniqueCode } from '../../platform/ids.js';
 // box. Like the verification page it is one self-contained document: inline CSS allowed by its
 // hash, no script at all, nothing loaded from anywhere. The only difference in its CSP is
 // form-action 'self': the code box is a GET form to /verify/, which redirects to /verify/<code>.
-// Links are relative, so that the page works under a PUBLIC_BASE_URL with a base path.
+// Links are relative, so that the page works under a PUBLIC_BASE_URL with a base path. It speaks the
+// reader's language as the verification page does (?lang=, else Accept-Language, else English).
 
 const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -51,26 +53,27 @@ export const FRONT_DOOR_HEADERS: Record<string, string> = {
 };
 
 // `root` is the relative way back to the service's root from the page's own path ('' or '../').
-function codeBox(root: string, code: string): string {
+function codeBox(lang: Language, root: string, code: string): string {
+  const h = (key: MessageKey) => messageHtml(lang, key);
   return `<section class="card" aria-labelledby="verify-title">
-<h2 id="verify-title">Verify a certificate</h2>
-<p>Type the 16-character code printed on the certificate, or paste its verification link.</p>
+<h2 id="verify-title">${h('door.verifyHeading')}</h2>
+<p>${h('door.verifyHint')}</p>
 <form id="verify-form" method="get" action="${root}verify/">
-<label for="verify-code">Certificate code</label>
-<input id="verify-code" name="code" value="${escapeHtml(code)}" required maxlength="300" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H">
-<button type="submit">Verify</button>
+<label for="verify-code">${h('door.codeLabel')}</label>
+<input id="verify-code" name="code" value="${escapeHtml(code)}" required maxlength="300" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H" dir="ltr">
+<button type="submit">${h('door.verifyButton')}</button>
 </form>
 </section>`;
 }
 
-function layout(title: string, body: string): string {
+function layout(lang: Language, title: string, body: string): string {
   return `<!doctype html>
-<html lang="en" dir="ltr">
+<html lang="${lang}" dir="${direction(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
+<title>${title}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -82,27 +85,28 @@ ${body}
 `;
 }
 
-export function renderFrontDoor(): string {
+export function renderFrontDoor(lang: Language = 'en'): string {
+  const h = (key: MessageKey) => messageHtml(lang, key);
   const body = `<section class="card">
-<h1>Certificates</h1>
-<p>This service issues certificates and lets anyone check that a certificate is genuine.</p>
+<h1>${h('door.title')}</h1>
+<p>${h('door.intro')}</p>
 </section>
-${codeBox('', '')}
-<nav class="card" aria-label="For issuers">
+${codeBox(lang, '', '')}
+<nav class="card" aria-label="${h('door.issuers')}">
 <ul>
-<li><a id="dashboard-link" href="dashboard">Dashboard</a><span>For the people of an issuing organisation: sign in to issue, send and revoke certificates.</span></li>
-<li><a id="docs-link" href="docs">API reference</a><span>For developers: the HTTP API, with its OpenAPI description.</span></li>
+<li><a id="dashboard-link" href="dashboard">${h('door.dashboard')}</a><span>${h('door.dashboardText')}</span></li>
+<li><a id="docs-link" href="docs">${h('door.docs')}</a><span>${h('door.docsText')}</span></li>
 </ul>
 </nav>`;
-  return layout('Certificates', body);
+  return layout(lang, h('door.title'), body);
 }
 
 // GET /verify/ without a code; `code` is what the visitor typed when it could not be a code.
-export function renderCodeBoxPage(code = ''): string {
+export function renderCodeBoxPage(code = '', lang: Language = 'en'): string {
   const note = code
-    ? `<section class="card" id="code-error" role="alert"><p>\u201c<span dir="auto">${escapeHtml(code)}</span>\u201d is not a certificate code: a code has 16 letters and digits.</p></section>\n`
+    ? `<section class="card" id="code-error" role="alert"><p>${messageHtml(lang, 'door.notACode', { input: `<span dir="auto">${escapeHtml(code)}</span>` })}</p></section>\n`
     : '';
-  return layout('Verify a certificate', `${note}${codeBox('../', code)}`);
+  return layout(lang, messageHtml(lang, 'door.verifyHeading'), `${note}${codeBox(lang, '../', code)}`);
 }
 
 // What a visitor typed into the code box: a code in any case, with spaces or dashes, or a whole

@@ -189,8 +189,15 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         response: { 200: nonJson('text/html', page('Certificates'), 'HTML page') },
       },
     },
-    async (_request, reply) =>
-      reply.type('text/html; charset=utf-8').headers(FRONT_DOOR_HEADERS).send(renderFrontDoor()),
+    async (request, reply) => {
+      const lang = pageLanguage(request);
+      return reply
+        .type('text/html; charset=utf-8')
+        .headers(FRONT_DOOR_HEADERS)
+        .header('Content-Language', lang)
+        .header('Vary', 'Accept-Language')
+        .send(renderFrontDoor(lang));
+    },
   );
 
   // The code box's target: /verify/?code=... redirects to the verification page of that code (303,
@@ -214,10 +221,13 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       const input = typeof typed === 'string' ? typed.slice(0, 300) : '';
       const code = input.trim() ? codeFromInput(input) : undefined;
       if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
+      const lang = pageLanguage(request);
       return reply
         .type('text/html; charset=utf-8')
         .headers(FRONT_DOOR_HEADERS)
-        .send(renderCodeBoxPage(input.trim()));
+        .header('Content-Language', lang)
+        .header('Vary', 'Accept-Language')
+        .send(renderCodeBoxPage(input.trim(), lang));
     },
   );
 

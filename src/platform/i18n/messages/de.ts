@@ -95,4 +95,18 @@ export const de: Catalog = {
   'reminder.renewLink': 'Hier erneuern',
   'reminder.contact': 'Wenden Sie sich zur Erneuerung an {issuer}.',
   'reminder.status': 'Das Zertifikat und sein Status:',
+  'door.title': 'Zertifikate',
+  'door.intro': 'Dieser Dienst stellt Zertifikate aus, und jeder kann prüfen, ob ein Zertifikat echt ist.',
+  'door.verifyHeading': 'Zertifikat prüfen',
+  'door.verifyHint':
+    'Geben Sie den 16-stelligen Code ein, der auf dem Zertifikat steht, oder fügen Sie seinen Prüflink ein.',
+  'door.codeLabel': 'Zertifikatscode',
+  'door.verifyButton': 'Prüfen',
+  'door.issuers': 'Für Aussteller',
+  'door.dashboard': 'Dashboard',
+  'door.dashboardText':
+    'Für die Mitarbeitenden einer ausstellenden Organisation: anmelden, um Zertifikate auszustellen, zu versenden und zu widerrufen.',
+  'door.docs': 'API-Referenz',
+  'door.docsText': 'Für Entwickler: die HTTP-API mit ihrer OpenAPI-Beschreibung.',
+  'door.notACode': '„{input}“ ist kein Zertifikatscode: Ein Code hat 16 Buchstaben und Ziffern.',
 };

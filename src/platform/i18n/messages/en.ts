@@ -90,4 +90,17 @@ export const en = {
   'reminder.renewLink': 'Renew it here',
   'reminder.contact': 'To renew it, contact {issuer}.',
   'reminder.status': 'The certificate and its status:',
+  'door.title': 'Certificates',
+  'door.intro': 'This service issues certificates and lets anyone check that a certificate is genuine.',
+  'door.verifyHeading': 'Verify a certificate',
+  'door.verifyHint': 'Type the 16-character code printed on the certificate, or paste its verification link.',
+  'door.codeLabel': 'Certificate code',
+  'door.verifyButton': 'Verify',
+  'door.issuers': 'For issuers',
+  'door.dashboard': 'Dashboard',
+  'door.dashboardText':
+    'For the people of an issuing organisation: sign in to issue, send and revoke certificates.',
+  'door.docs': 'API reference',
+  'door.docsText': 'For developers: the HTTP API, with its OpenAPI description.',
+  'door.notACode': '“{input}” is not a certificate code: a code has 16 letters and digits.',
 } as const;

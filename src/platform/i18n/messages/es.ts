@@ -92,4 +92,19 @@ export const es: Catalog = {
   'reminder.renewLink': 'Renuévelo aquí',
   'reminder.contact': 'Para renovarlo, póngase en contacto con {issuer}.',
   'reminder.status': 'El certificado y su estado:',
+  'door.title': 'Certificados',
+  'door.intro':
+    'Este servicio emite certificados y permite a cualquiera comprobar que un certificado es auténtico.',
+  'door.verifyHeading': 'Verificar un certificado',
+  'door.verifyHint':
+    'Escriba el código de 16 caracteres impreso en el certificado o pegue su enlace de verificación.',
+  'door.codeLabel': 'Código del certificado',
+  'door.verifyButton': 'Verificar',
+  'door.issuers': 'Para emisores',
+  'door.dashboard': 'Panel',
+  'door.dashboardText':
+    'Para las personas de una organización emisora: inicie sesión para emitir, enviar y revocar certificados.',
+  'door.docs': 'Referencia de la API',
+  'door.docsText': 'Para desarrolladores: la API HTTP, con su descripción OpenAPI.',
+  'door.notACode': '«{input}» no es un código de certificado: un código tiene 16 letras y cifras.',
 };

@@ -93,4 +93,19 @@ export const fr: Catalog = {
   'reminder.renewLink': 'Renouvelez-le ici',
   'reminder.contact': 'Pour le renouveler, contactez {issuer}.',
   'reminder.status': 'Le certificat et son statut :',
+  'door.title': 'Certificats',
+  'door.intro':
+    'Ce service délivre des certificats et permet à chacun de vérifier qu’un certificat est authentique.',
+  'door.verifyHeading': 'Vérifier un certificat',
+  'door.verifyHint':
+    'Saisissez le code de 16 caractères imprimé sur le certificat, ou collez son lien de vérification.',
+  'door.codeLabel': 'Code du certificat',
+  'door.verifyButton': 'Vérifier',
+  'door.issuers': 'Pour les émetteurs',
+  'door.dashboard': 'Tableau de bord',
+  'door.dashboardText':
+    'Pour les membres d’un organisme émetteur : connectez-vous pour délivrer, envoyer et révoquer des certificats.',
+  'door.docs': 'Référence de l’API',
+  'door.docsText': 'Pour les développeurs : l’API HTTP, avec sa description OpenAPI.',
+  'door.notACode': '« {input} » n’est pas un code de certificat : un code compte 16 lettres et chiffres.',
 };

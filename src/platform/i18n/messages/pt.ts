@@ -91,4 +91,19 @@ export const pt: Catalog = {
   'reminder.renewLink': 'Renove-o aqui',
   'reminder.contact': 'Para renová-lo, entre em contato com {issuer}.',
   'reminder.status': 'O certificado e seu status:',
+  'door.title': 'Certificados',
+  'door.intro':
+    'Este serviço emite certificados e permite que qualquer pessoa verifique se um certificado é autêntico.',
+  'door.verifyHeading': 'Verificar um certificado',
+  'door.verifyHint':
+    'Digite o código de 16 caracteres impresso no certificado ou cole o link de verificação.',
+  'door.codeLabel': 'Código do certificado',
+  'door.verifyButton': 'Verificar',
+  'door.issuers': 'Para emissores',
+  'door.dashboard': 'Painel',
+  'door.dashboardText':
+    'Para as pessoas de uma organização emissora: entre para emitir, enviar e revogar certificados.',
+  'door.docs': 'Referência da API',
+  'door.docsText': 'Para desenvolvedores: a API HTTP, com sua descrição OpenAPI.',
+  'door.notACode': '“{input}” não é um código de certificado: um código tem 16 letras e algarismos.',
 };
