@@ -90,3 +90,15 @@ export async function signInWith(client: FormClient, email: string, password: st
   assert.equal(res.statusCode, 303, res.body);
   return res;
 }
+
+let members = 0;
+
+// A new dashboard user of the account, signed in on a new form client.
+export async function signedInMember(t: TestApp, accountId: string): Promise<FormClient> {
+  const email = `member-${process.pid}-${Date.now()}-${++members}@academy.test`;
+  const password = 'correct horse battery staple';
+  await t.deps.services.users.create({ accountId, email, password });
+  const client = formClient(t);
+  await signInWith(client, email, password);
+  return client;
+}

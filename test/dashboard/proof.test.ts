@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, issueCertificate, startTestApp, type TestApp } from '../helpers/app.js';
-import { formClient, signInWith } from './form-client.js';
+import { signedInMember } from './form-client.js';
 
 // The dashboard shows the account's issuer identity and each certificate's signature state.
 describe('dashboard: portable proof', () => {
@@ -15,14 +15,7 @@ describe('dashboard: portable proof', () => {
 
   it('shows the DID and key fingerprints, and offers the signed credential of a certificate', async () => {
     const tenant = await createTenant(t.deps);
-    const email = `proof-${process.pid}-${Date.now()}@academy.test`;
-    await t.deps.services.users.create({
-      accountId: tenant.accountId,
-      email,
-      password: 'correct horse battery staple',
-    });
-    const client = formClient(t);
-    await signInWith(client, email, 'correct horse battery staple');
+    const client = await signedInMember(t, tenant.accountId);
     const fresh = await client.get('/dashboard');
     assert.match(fresh.body, new RegExp(`id="issuer-did">did:web:certs\\.test:issuers:${tenant.accountId}<`));
 

@@ -7,14 +7,11 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { pdfText } from '../pdf/pdf-helpers.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { formClient, signInWith, type FormClient } from './form-client.js';
+import { signedInMember, type FormClient } from './form-client.js';
 
 // The design studio's pages over HTTP (issue 18): the gallery, drafts, save and publish, history,
 // restore, duplicate, archive and previews with sample values; CSRF on every POST; another
 // account's template is the 404 page. The editor in a real browser: studio.test.ts.
-
-const PASSWORD = 'correct horse battery staple';
-let counter = 0;
 
 describe('dashboard: design studio forms', () => {
   let t: TestApp;
@@ -25,11 +22,7 @@ describe('dashboard: design studio forms', () => {
 
   async function signedIn(): Promise<{ tenant: Tenant; client: FormClient }> {
     const tenant = await createTenant(t.deps);
-    const email = `studio-${process.pid}-${Date.now()}-${++counter}@academy.test`;
-    await t.deps.services.users.create({ accountId: tenant.accountId, email, password: PASSWORD });
-    const client = formClient(t);
-    await signInWith(client, email, PASSWORD);
-    return { tenant, client };
+    return { tenant, client: await signedInMember(t, tenant.accountId) };
   }
 
   const apiList = async (tenant: Tenant) =>

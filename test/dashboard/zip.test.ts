@@ -10,13 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { safeFileName } from '../../src/platform/zip.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { worldNames } from '../helpers/world-names.js';
-import { formClient, signInWith, type FormClient } from './form-client.js';
+import { formClient, signedInMember, type FormClient } from './form-client.js';
 
 // docs/dashboard.md, ZIP downloads: the PDFs of a search (up to 5,000) or of an upload, streamed as
 // one ZIP (memory flat whatever the count), files named <recipient name>-<code>.pdf made safe for
 // every system, each counted as a download. Checked with Info-ZIP's unzip.
 
-const PASSWORD = 'correct horse battery staple';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-zip-'));
 
 // Names that are awkward as file names, then the world's scripts, then plain ones.
@@ -63,10 +62,7 @@ describe('dashboard: PDFs as one ZIP', () => {
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     tenant = await createTenant(t.deps, { monthlyLimit: 100_000 });
-    const email = `zip-${process.pid}-${Date.now()}@academy.test`;
-    await t.deps.services.users.create({ accountId: tenant.accountId, email, password: PASSWORD });
-    client = formClient(t);
-    await signInWith(client, email, PASSWORD);
+    client = await signedInMember(t, tenant.accountId);
   });
   after(async () => {
     await t?.close();

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { pdfText } from '../pdf/pdf-helpers.js';
 import { ConflictError, NotFoundError } from '../../src/platform/errors.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { formClient, signInWith } from '../dashboard/form-client.js';
+import { signedInMember } from '../dashboard/form-client.js';
 
 // Template versions and drafts (issue 18, migration 012): every saved design is a version, a draft
 // is invisible to the API until published, and issued certificates keep their frozen PDFs.
@@ -122,14 +122,7 @@ describe('template versions and drafts', () => {
     const certificates = t.deps.services.certificates;
     assert.equal(await certificates.templateVersion(tenant.accountId, first.id), 1);
     assert.equal(await certificates.templateVersion(tenant.accountId, second.id), 2);
-    const email = `versions-${process.pid}-${Date.now()}@academy.test`;
-    await t.deps.services.users.create({
-      accountId: tenant.accountId,
-      email,
-      password: 'correct horse battery staple',
-    });
-    const client = formClient(t);
-    await signInWith(client, email, 'correct horse battery staple');
+    const client = await signedInMember(t, tenant.accountId);
     const named = async (id: string, version: number) =>
       new RegExp(`href="/dashboard/templates/${made.id}/history"\\s*>design version ${version}<`).test(
         (await client.get(`/dashboard/certificates/${id}`)).body,

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fromAcceptLanguage, languageOf, type Language } from '../../platform/i18n/i18n.js';
 import { Type } from 'typebox';
 import { AppError, NotFoundError } from '../../platform/errors.js';
@@ -40,6 +40,15 @@ function pageLanguage(request: FastifyRequest): Language {
     fromAcceptLanguage(request.headers['accept-language']) ??
     'en'
   );
+}
+
+// The front door's pages: HTML in the reader's language, under their own CSP.
+function frontDoorReply(reply: FastifyReply, lang: Language): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .headers(FRONT_DOOR_HEADERS)
+    .header('Content-Language', lang)
+    .header('Vary', 'Accept-Language');
 }
 
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
@@ -191,12 +200,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
     },
     async (request, reply) => {
       const lang = pageLanguage(request);
-      return reply
-        .type('text/html; charset=utf-8')
-        .headers(FRONT_DOOR_HEADERS)
-        .header('Content-Language', lang)
-        .header('Vary', 'Accept-Language')
-        .send(renderFrontDoor(lang));
+      return frontDoorReply(reply, lang).send(renderFrontDoor(lang));
     },
   );
 
@@ -222,12 +226,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       const code = input.trim() ? codeFromInput(input) : undefined;
       if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
       const lang = pageLanguage(request);
-      return reply
-        .type('text/html; charset=utf-8')
-        .headers(FRONT_DOOR_HEADERS)
-        .header('Content-Language', lang)
-        .header('Vary', 'Accept-Language')
-        .send(renderCodeBoxPage(input.trim(), lang));
+      return frontDoorReply(reply, lang).send(renderCodeBoxPage(input.trim(), lang));
     },
   );
 
