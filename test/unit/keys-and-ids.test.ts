@@ -10,7 +10,7 @@ import {
   isWellFormedKey,
 } from '../../src/modules/api-keys/key-format.js';
 import type { Db } from '../../src/platform/db/db.js';
-import { isUniqueCode, uniqueCode, uuidv7 } from '../../src/platform/ids.js';
+import { isUniqueCode, secureRandomBytes, uniqueCode, uuidv7 } from '../../src/platform/ids.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -92,6 +92,27 @@ describe('ids and codes (docs/api.md, Conventions)', () => {
       assert.ok(id > previous, `${id} > ${previous}`);
       previous = id;
     }
+  });
+
+  it('random bytes from the pool: each byte handed out once, across refills, as copies', () => {
+    // 4 KiB per refill: 3,000 draws of 10 bytes go through seven refills.
+    const seen = new Set<string>();
+    const drawn: Buffer[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const bytes = secureRandomBytes(10);
+      assert.equal(bytes.length, 10);
+      seen.add(bytes.toString('hex'));
+      drawn.push(bytes);
+    }
+    assert.equal(seen.size, 3000, 'no draw repeats another');
+    const first = Buffer.from(drawn[0]!);
+    for (let i = 0; i < 500; i++) secureRandomBytes(16);
+    assert.deepEqual(drawn[0], first, 'a draw is a copy: later draws do not change it');
+    // Byte values spread over the range (not a stuck or zeroed pool).
+    const all = Buffer.concat(drawn);
+    const distinct = new Set(all).size;
+    assert.ok(distinct > 250, `${distinct} distinct byte values in 30,000 bytes`);
+    assert.equal(secureRandomBytes(1000).length, 1000, 'a large draw comes straight from the CSPRNG');
   });
 
   it('unique codes: 16 Crockford base32 characters, case-insensitive input, no I L O U', () => {

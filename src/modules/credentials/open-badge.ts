@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { secureRandomBytes } from '../../platform/ids.js';
 import { OB_V3, VC_V2 } from '../../platform/proof/contexts.js';
 import { slot } from '../../platform/proof/rdf-template.js';
 
@@ -102,7 +103,7 @@ export const EXPIRING_CREDENTIAL_SHAPE = shape(slot, true);
 
 export function openBadgeCredential(
   facts: CredentialFacts,
-  salt = randomBytes(16).toString('base64url'),
+  salt = secureRandomBytes(16).toString('base64url'),
 ): { document: OpenBadgeCredential; values: string[] } {
   const list = values(facts, salt);
   return { document: shape((i) => list[i]!, Boolean(facts.expiresAt)), values: list };
