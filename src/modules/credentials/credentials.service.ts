@@ -5,6 +5,7 @@ import { NotFoundError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { VC_V2 } from '../../platform/proof/contexts.js';
 import { signDocument, signFromTemplate, type Signer } from '../../platform/proof/data-integrity.js';
+import { letOthersIn } from '../../platform/event-loop.js';
 import type { KeyVault } from '../../platform/proof/key-vault.js';
 import { ed25519PublicKeyMultibase } from '../../platform/proof/multibase.js';
 import { compileRdfTemplate, type RdfTemplate } from '../../platform/proof/rdf-template.js';
@@ -154,6 +155,7 @@ export function createCredentialsService(deps: {
       const did = didOf(issue.accountId);
       const items: credentialsRepo.NewCredential[] = [];
       for (const [i, subject] of issue.subjects.entries()) {
+        await letOthersIn(i);
         const entry = entries[i]!;
         const { document, values } = openBadgeCredential({
           certificateId: subject.certificateId,

@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ServiceUnavailableError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { createCmsSigner, type CmsSigner, type TimeStamper } from '../../platform/proof/cms.js';
+import { letOthersIn } from '../../platform/event-loop.js';
 import type { KeyVault } from '../../platform/proof/key-vault.js';
 import { readPkcs12 } from '../../platform/proof/pkcs12.js';
 import { createTimeStamper, TimeStampError } from '../../platform/proof/timestamp.js';
@@ -220,7 +221,10 @@ export function createPdfSigningService(deps: {
       };
       try {
         if (!timeStamper) {
-          for (let i = 0; i < items.length; i++) await sealOne(i);
+          for (let i = 0; i < items.length; i++) {
+            await letOthersIn(i);
+            await sealOne(i);
+          }
         } else {
           let next = 0;
           const lane = async () => {
