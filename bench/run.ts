@@ -14,6 +14,7 @@ const benches: [string, ...string[]][] = [
   ['issue.bench.js'],
   ['import.bench.js'],
   ['import-neighbours.bench.js'],
+  ['import-rounds.bench.js'],
   ['email.bench.js'],
   ['studio.bench.js'],
   ['verify.bench.js', '5'],
