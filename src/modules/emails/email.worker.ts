@@ -134,37 +134,28 @@ export function startEmailWorker(deps: {
     }
     let message;
     try {
+      const basics = {
+        messageId: sendMessageId(job.id, deps.mailFrom),
+        from: deps.mailFrom,
+        to: job.recipient_email,
+        recipientName: job.recipient_name,
+        title: job.title,
+        issuerName: job.issuer_name,
+        verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
+        uniqueCode: job.unique_code,
+        locale: job.locale,
+      };
       message =
         job.kind === 'reminder' && job.expires_at
-          ? buildReminderMessage({
-              messageId: sendMessageId(job.id, deps.mailFrom),
-              from: deps.mailFrom,
-              to: job.recipient_email,
-              recipientName: job.recipient_name,
-              title: job.title,
-              issuerName: job.issuer_name,
-              verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
-              uniqueCode: job.unique_code,
-              expiresAt: job.expires_at,
-              renewalUrl: job.renewal_url,
-              locale: job.locale,
-            })
+          ? buildReminderMessage({ ...basics, expiresAt: job.expires_at, renewalUrl: job.renewal_url })
           : buildCertificateMessage({
-              messageId: sendMessageId(job.id, deps.mailFrom),
-              from: deps.mailFrom,
-              to: job.recipient_email,
-              recipientName: job.recipient_name,
-              title: job.title,
-              issuerName: job.issuer_name,
-              verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
-              uniqueCode: job.unique_code,
+              ...basics,
               credentialUrl: job.has_credential
                 ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
                 : undefined,
               issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
               expiresAt: job.expires_at?.toISOString() ?? null,
               linkedinOrganizationId: job.linkedin_organization_id,
-              locale: job.locale,
               pdf: job.pdf,
             });
     } catch (err) {

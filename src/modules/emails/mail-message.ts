@@ -32,7 +32,8 @@ export interface MailMessage {
   attachments: MailAttachment[];
 }
 
-export interface CertificateMessageInput {
+/** What every email about a certificate says: who sends it to whom, about what. */
+export interface CertificateMailBasics {
   /** The send's Message-ID (sendMessageId). */
   messageId: string;
   /** `address@example.org` or `Display Name <address@example.org>`. */
@@ -44,6 +45,11 @@ export interface CertificateMessageInput {
   issuerName: string;
   verificationUrl: string;
   uniqueCode: string;
+  /** The template's locale (BCP 47): the language of the email; English when it has no catalog. */
+  locale?: string | null;
+}
+
+export interface CertificateMessageInput extends CertificateMailBasics {
   /** Where the signed Open Badges credential is served, when the certificate has one. */
   credentialUrl?: string;
   /** Issue time (ISO 8601); with it the email offers "Add to LinkedIn profile". */
@@ -52,8 +58,6 @@ export interface CertificateMessageInput {
   expiresAt?: string | null;
   /** The issuing account's LinkedIn organisation id, when it set one. */
   linkedinOrganizationId?: string | null;
-  /** The template's locale (BCP 47): the language of the email; English when it has no catalog. */
-  locale?: string | null;
   pdf: Buffer;
 }
 
@@ -106,16 +110,15 @@ export function sendMessageId(sendId: string, mailFrom: string): string {
   return `<${sendId}@${address.slice(address.lastIndexOf('@') + 1)}>`;
 }
 
-function checkedUrl(value: string): string {
+export function checkedUrl(value: string, what = 'verificationUrl'): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new Error('verificationUrl is not a valid URL');
+    throw new Error(`${what} is not a valid URL`);
   }
   // Only web links: the URL becomes an href in the HTML part.
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new Error('verificationUrl must be http(s)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${what} must be http(s)`);
   return url.href;
 }
 
@@ -124,7 +127,8 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   const title = sanitizeHeaderText(input.title);
   const issuer = sanitizeHeaderText(input.issuerName);
   const url = checkedUrl(input.verificationUrl);
-  const credential = input.credentialUrl === undefined ? undefined : checkedUrl(input.credentialUrl);
+  const credential =
+    input.credentialUrl === undefined ? undefined : checkedUrl(input.credentialUrl, 'credentialUrl');
   const from = parseMailAddress(input.from, 'sender');
   const linkedIn =
     input.issuedAt === undefined

@@ -7,36 +7,26 @@
 import { escapeHtml } from '../../platform/html.js';
 import { direction, languageOf, message, messageHtml, type MessageKey } from '../../platform/i18n/i18n.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
-import { parseMailAddress, sanitizeHeaderText, type MailMessage } from './mail-message.js';
+import {
+  checkedUrl,
+  parseMailAddress,
+  sanitizeHeaderText,
+  type CertificateMailBasics,
+  type MailMessage,
+} from './mail-message.js';
 
-export interface ReminderMessageInput {
-  messageId: string;
-  from: string;
-  to: string;
-  recipientName: string;
-  title: string;
-  issuerName: string;
-  verificationUrl: string;
-  uniqueCode: string;
+export interface ReminderMessageInput extends CertificateMailBasics {
   expiresAt: Date;
   /** An https URL (the design checks it); none: the email says to contact the issuer. */
   renewalUrl: string | null;
-  /** The template's locale (BCP 47): the language of the email and of its date. */
-  locale?: string | null;
-}
-
-function webUrl(value: string, what: string): string {
-  const url = new URL(value);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${what} must be http(s)`);
-  return url.href;
 }
 
 export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
   const recipient = sanitizeHeaderText(input.recipientName);
   const title = sanitizeHeaderText(input.title);
   const issuer = sanitizeHeaderText(input.issuerName);
-  const url = webUrl(input.verificationUrl, 'verificationUrl');
-  const renew = input.renewalUrl ? webUrl(input.renewalUrl, 'renewalUrl') : undefined;
+  const url = checkedUrl(input.verificationUrl);
+  const renew = input.renewalUrl ? checkedUrl(input.renewalUrl, 'renewalUrl') : undefined;
   const date = formatIssuedAt(input.expiresAt.toISOString(), input.locale ?? 'en')!;
   const code = sanitizeHeaderText(input.uniqueCode);
   const address = parseMailAddress(input.to, 'recipient').address;
