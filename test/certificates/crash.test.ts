@@ -1,54 +1,32 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { createDeps, createLogger, type Deps } from '../../src/deps.js';
-import { createTenant, testConfig, testDatabaseUrl, type Tenant } from '../helpers/app.js';
+import type { Deps } from '../../src/deps.js';
+import type { Tenant } from '../helpers/app.js';
 import { recipients } from './support.js';
 import { freePort } from '../../src/platform/net.js';
-import { killHard, startServer as startServerProcess } from '../helpers/server-process.js';
+import { crashSetting, killHard, startServer as startServerProcess } from '../helpers/server-process.js';
 
 // docs/api.md, Certificates: every certificate is committed together with its frozen PDF, also after a crash;
 // and the quota used always equals the certificates that exist. The real server is killed with
 // SIGKILL while batches are in flight, then restarted on the same database.
 
-const dbName = `certsvc_crash_${process.pid}_${Date.now()}`;
-const adminUrl = testDatabaseUrl();
-const crashUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-crash-'));
-const children = new Set<ChildProcess>();
-
 let deps: Deps;
 let tenant: Tenant;
+let databaseUrl: string;
+let dataDir: string;
+let children: Set<ChildProcess>;
+let close: (() => Promise<void>) | undefined;
 
-const startServer = (port: number) => startServerProcess({ port, databaseUrl: crashUrl, dataDir, children });
+const startServer = (port: number) => startServerProcess({ port, databaseUrl, dataDir, children });
 
 before(async () => {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const config = testConfig({ DATABASE_URL: crashUrl });
-  deps = await createDeps(config, { logger: createLogger(config) });
-  tenant = await createTenant(deps, { monthlyLimit: 100_000 });
+  ({ deps, tenant, databaseUrl, dataDir, children, close } = await crashSetting('crash'));
 });
 
 after(async () => {
-  for (const child of children) await killHard(child);
-  await deps?.close();
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-  rmSync(dataDir, { recursive: true, force: true });
+  await close?.();
 });
 
 async function state() {

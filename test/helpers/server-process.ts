@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TEST_SIGNING_KEYS_SECRET } from './app.js';
+import pg from 'pg';
+import { createDeps, createLogger } from '../../src/deps.js';
+import { createTenant, TEST_SIGNING_KEYS_SECRET, testConfig, testDatabaseUrl } from './app.js';
 
 // A real `certsvc serve` as a child process (for crash tests): started on a database and data
 // folder of the test's own, ready when it answers; killed with SIGKILL.
@@ -64,4 +68,39 @@ export function killHard(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
+}
+
+// A database of the test's own (and a data folder) for server processes it starts and kills, with
+// its service deps and one tenant; `close` kills what is left, drops the database and the folder.
+export async function crashSetting(name: string) {
+  const dbName = `certsvc_${name}_${process.pid}_${Date.now()}`;
+  const adminUrl = testDatabaseUrl();
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const databaseUrl = url.toString();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `certsvc-${name}-`));
+  const children = new Set<ChildProcess>();
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(sql);
+    await client.end();
+  };
+  await admin(`CREATE DATABASE ${dbName}`);
+  const config = testConfig({ DATABASE_URL: databaseUrl });
+  const deps = await createDeps(config, { logger: createLogger(config) });
+  const tenant = await createTenant(deps, { monthlyLimit: 100_000 });
+  return {
+    databaseUrl,
+    dataDir,
+    children,
+    deps,
+    tenant,
+    async close() {
+      for (const child of children) await killHard(child);
+      await deps.close();
+      await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

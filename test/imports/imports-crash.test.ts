@@ -1,50 +1,29 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { createDeps, createLogger, type Deps } from '../../src/deps.js';
+import type { Deps } from '../../src/deps.js';
 import { freePort } from '../../src/platform/net.js';
-import { createTenant, testConfig, testDatabaseUrl, type Tenant } from '../helpers/app.js';
-import { killHard, startServer } from '../helpers/server-process.js';
+import type { Tenant } from '../helpers/app.js';
+import { crashSetting, killHard, startServer } from '../helpers/server-process.js';
 
 // Decisions section 20: an import is shared by the workers of every instance, and a kill -9 of one
 // of them loses nothing and issues nothing twice. Two real servers (with their workers) on one
 // database of this test's own; one is killed while the import runs.
 
-const dbName = `certsvc_import_crash_${process.pid}_${Date.now()}`;
-const adminUrl = testDatabaseUrl();
-const databaseUrl = (() => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-import-crash-'));
-const children = new Set<ChildProcess>();
 let deps: Deps;
 let tenant: Tenant;
+let databaseUrl: string;
+let dataDir: string;
+let children: Set<ChildProcess>;
+let close: (() => Promise<void>) | undefined;
 
 before(async () => {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const config = testConfig({ DATABASE_URL: databaseUrl });
-  deps = await createDeps(config, { logger: createLogger(config) });
-  tenant = await createTenant(deps, { monthlyLimit: 100_000 });
+  ({ deps, tenant, databaseUrl, dataDir, children, close } = await crashSetting('import_crash'));
 });
 
 after(async () => {
-  for (const child of children) await killHard(child);
-  await deps?.close();
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-  rmSync(dataDir, { recursive: true, force: true });
+  await close?.();
 });
 
 describe('an import across two instances, one killed', () => {
