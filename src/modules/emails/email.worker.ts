@@ -156,7 +156,7 @@ export function startEmailWorker(deps: {
               issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
               expiresAt: job.expires_at?.toISOString() ?? null,
               linkedinOrganizationId: job.linkedin_organization_id,
-              pdf: job.pdf,
+              pdf: job.pdf!, // read for every send but a reminder (emails.repository claim)
             });
     } catch (err) {
       await repo.markFailed(db, job, `message not built: ${(err as Error).message}`);

@@ -203,7 +203,8 @@ export interface Job {
   issued_at: Date;
   linkedin_organization_id: string | null;
   locale: string | null;
-  pdf: Buffer;
+  /** Null for a reminder (it attaches nothing). */
+  pdf: Buffer | null;
 }
 
 // Claims due jobs with a lease. SKIP LOCKED lets several workers claim side by side without
@@ -223,14 +224,16 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
        RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id, s.kind, s.remind_days
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
-            c.recipient_name, c.unique_code, c.title, a.name AS issuer_name, p.pdf,
+            c.recipient_name, c.unique_code, c.title, a.name AS issuer_name,
             c.issued_at, a.linkedin_organization_id, t.locale,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential,
             claimed.kind, claimed.remind_days, c.expires_at,
             -- Read for reminders only: a design carries its images inline, and detoasting it for
             -- every certificate email would cost megabytes per job.
             CASE WHEN claimed.kind = 'reminder'
-                 THEN (SELECT t.design->>'renewalUrl' FROM templates t WHERE t.id = c.template_id) END AS renewal_url
+                 THEN (SELECT t.design->>'renewalUrl' FROM templates t WHERE t.id = c.template_id) END AS renewal_url,
+            -- The PDF only for what attaches it: a reminder does not (email.worker.ts, deliver).
+            CASE WHEN claimed.kind = 'reminder' AND c.expires_at IS NOT NULL THEN NULL ELSE p.pdf END AS pdf
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
        JOIN accounts a ON a.id = c.account_id
