@@ -65,7 +65,7 @@ async function main() {
   const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir);
   const config = loadConfig({
     ...process.env,
-    DATABASE_URL: process.env.DATABASE_URL ?? pg!.url,
+    DATABASE_URL: process.env.DATABASE_URL ?? pg!.socketUrl ?? pg!.url,
     SIGNING_KEYS_SECRET: BENCH_SIGNING_KEYS_SECRET,
     DATA_DIR: dataDir,
     SMTP_URL: `smtp://127.0.0.1:${port}`,

@@ -36,7 +36,7 @@ function memoryKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-bench-'));
 const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir);
-const databaseUrl = process.env.DATABASE_URL ?? pg!.url;
+const databaseUrl = process.env.DATABASE_URL ?? pg!.socketUrl ?? pg!.url;
 const port = await freePort();
 const env = {
   ...process.env,

@@ -57,7 +57,7 @@ const persistent = args['data-dir'] !== undefined;
 const dataDir = args['data-dir'] ?? mkdtempSync(path.join(os.tmpdir(), 'certsvc-list-bench-'));
 mkdirSync(dataDir, { recursive: true });
 const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir);
-const databaseUrl = process.env.DATABASE_URL ?? pg!.url;
+const databaseUrl = process.env.DATABASE_URL ?? pg!.socketUrl ?? pg!.url;
 const config = loadConfig({
   ...process.env,
   DATABASE_URL: databaseUrl,

@@ -130,7 +130,7 @@ export interface BenchDatabase {
 export async function benchDatabase(): Promise<BenchDatabase> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certsvc-bench-'));
   const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir);
-  const databaseUrl = process.env.DATABASE_URL ?? pg!.url;
+  const databaseUrl = process.env.DATABASE_URL ?? pg!.socketUrl ?? pg!.url;
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: databaseUrl,

@@ -84,7 +84,7 @@ export async function createDeps(
         'crashed): using it; the last certsvc process to exit stops it',
     );
   }
-  const db = createDb(config.databaseUrl ?? embedded!.url, {
+  const db = createDb(config.databaseUrl ?? embedded!.socketUrl ?? embedded!.url, {
     statementTimeoutMs: config.timeouts.dbStatementMs,
     connectTimeoutMs: config.timeouts.dbConnectMs,
   });

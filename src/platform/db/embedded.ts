@@ -25,7 +25,10 @@ interface State {
 }
 
 export interface EmbeddedPostgres {
+  /** Over loopback TCP. */
   url: string;
+  /** Over the server's Unix socket, when it has one: what this process uses itself. */
+  socketUrl?: string;
   /** Set when this process found PostgreSQL already running with no other certsvc process on it:
    * left behind by a process that was killed or crashed. It is used, and stopped by the last one out. */
   leftRunning?: { pid: number; port: number };
@@ -120,6 +123,23 @@ async function waitReady(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
+// The server also listens on a Unix socket in its cluster folder, when the socket's path fits (107
+// bytes at most on Linux; PostgreSQL will not start when it cannot make a socket it was asked for)
+// and has no character that pg_ctl's command line would take apart. The service connects through
+// it (socketUrl): each issue writes its PDF to the database, and a Unix socket costs less CPU than
+// loopback TCP (docs/benchmarks.md). The TCP port stays, for tools and tests.
+function socketDirFits(dir: string, port: number): boolean {
+  return /^[\w/.-]+$/.test(dir) && Buffer.byteLength(path.join(dir, `.s.PGSQL.${port}`)) <= 100;
+}
+
+// The URL through the socket, when the running server made one (one started by an older version
+// may listen on TCP only).
+function socketUrl(state: State, dir: string, port: number): string | undefined {
+  if (!socketDirFits(dir, port) || !existsSync(path.join(dir, `.s.PGSQL.${port}`))) return undefined;
+  const host = encodeURIComponent(dir);
+  return `postgres://postgres:${encodeURIComponent(state.password)}@/${DB_NAME}?host=${host}&port=${port}`;
+}
+
 function adminUrl(state: State, port: number, db = 'postgres'): string {
   return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${port}/${db}`;
 }
@@ -197,7 +217,8 @@ async function startOrReuse(dataDir: string): Promise<{
       await writeFile(logFile, '', { flag: 'a' });
       await chown(logFile, owner.uid, owner.gid!);
     }
-    const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=300`;
+    const sockets = socketDirFits(clusterDir, state.port) ? clusterDir : '';
+    const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${sockets}' -c max_connections=300`;
     try {
       await pgCtl(['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', options], {
         ...owner,
@@ -234,6 +255,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const { state, port, owner, reused } = await startOrReuse(dataDir);
   await ensureDatabase(state, port);
   const url = adminUrl(state, port, DB_NAME);
+  const socket = socketUrl(state, path.join(dataDir, 'pg'), port);
   const presence = new pg.Client({ connectionString: url, application_name: PRESENCE_APP });
   presence.on('error', () => undefined);
   await presence.connect();
@@ -249,6 +271,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const leftRunning = reused && (await others()) === 0 ? reused : undefined;
   return {
     url,
+    ...(socket ? { socketUrl: socket } : {}),
     ...(leftRunning ? { leftRunning } : {}),
     async release() {
       const n = await others();
