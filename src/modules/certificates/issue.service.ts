@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import {
   ConflictError,
@@ -11,11 +12,12 @@ import { uniqueCode, uuidv7 } from '../../platform/ids.js';
 import { type PdfRenderer, type RenderValues, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
 import type { Principal } from '../../platform/principal.js';
-import type { CredentialsService } from '../credentials/credentials.service.js';
+import type { CredentialIssue, CredentialsService } from '../credentials/credentials.service.js';
 import type { PdfCertificateRow } from '../credentials/pdf-certificates.repository.js';
 import type { PdfSigningService } from '../credentials/pdf-signing.service.js';
-import { readSigningContext } from '../credentials/signing-context.repository.js';
+import { readSigningContext, type SigningContextRow } from '../credentials/signing-context.repository.js';
 import type { SigningKeyRow } from '../credentials/signing-keys.repository.js';
+import { FILL_LIMIT, randomEntries } from '../credentials/status-lists.repository.js';
 import { enqueueIssued } from '../emails/emails.repository.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
@@ -28,6 +30,7 @@ import {
   supersede,
   type NewCertificate,
 } from './certificates.repository.js';
+import { CREDENTIAL_ENTRY_KEY, issueAtOnce, NO_ROOM } from './issue-at-once.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
 import { reminderDueAt, reminderPlan } from './reminders.js';
 
@@ -59,7 +62,13 @@ interface Signing {
   accountName: string;
   key: SigningKeyRow;
   pdfCertificate: PdfCertificateRow;
+  /** The newest status list as read, with those of the guessed entries that were free. */
+  statusList: { n: number; used: number; free: number[] } | undefined;
 }
+
+// Status entries looked up for a single issue, so that one of them is nearly always free: a list is
+// left once half full, so each is taken with a chance of at most 1/2, all eight with 1/256.
+const ENTRY_GUESSES = 8;
 
 interface Rendered extends Candidate {
   unsealed: UnsealedPdf;
@@ -106,18 +115,32 @@ export function createIssueService(deps: {
   // What signing an issue takes (the account's name, its current credential key and PDF
   // certificate, each made on first use), read while the issue renders: outside the transaction, so
   // that it stays short. Every issue reads them afresh: a rotation takes effect at once everywhere.
-  // One statement in the usual case; first use makes the key or certificate, then reads it again.
-  function prepareSigning(accountId: string, at: Date): Promise<Signing> {
+  // One statement in the usual case (`context`, when the caller started it already: readContext);
+  // first use makes the key or certificate, then reads it again.
+  function prepareSigning(
+    accountId: string,
+    at: Date,
+    context: Promise<SigningContextRow | undefined> = readContext(accountId, 0),
+  ): Promise<Signing> {
     const signing = (async () => {
-      const context = await readSigningContext(db, accountId);
-      if (!context) throw new NotFoundError('Account');
-      const key = await deps.credentials.prepare(accountId, context.key);
-      const pdfCertificate = await deps.pdfSigning.prepare(accountId, at, context.pdfCertificate);
-      return { accountName: context.accountName, key, pdfCertificate };
+      const found = await context;
+      if (!found) throw new NotFoundError('Account');
+      const key = await deps.credentials.prepare(accountId, found.key);
+      const pdfCertificate = await deps.pdfSigning.prepare(accountId, at, found.pdfCertificate);
+      return { accountName: found.accountName, key, pdfCertificate, statusList: found.statusList };
     })();
     // Awaited only once rendering is done: a render that fails first leaves it unobserved.
     signing.catch(() => undefined);
     return signing;
+  }
+
+  // The signing context's read alone, started early: reading changes nothing, so it may begin before
+  // the request is known to be valid (and be left unused when it is not). `guesses`: how many random
+  // status entries to look up (for commitAtOnce).
+  function readContext(accountId: string, guesses: number): Promise<SigningContextRow | undefined> {
+    const context = readSigningContext(db, accountId, randomEntries(guesses));
+    context.catch(() => undefined);
+    return context;
   }
 
   function candidate(
@@ -181,6 +204,106 @@ export function createIssueService(deps: {
     return { rendered, failures, untried: candidates.slice(cursor) };
   }
 
+  // A certificate being issued, as the database gets it. A correction (`correcting`) that keeps its
+  // predecessor's expiry keeps its reminders too: those already due went to the old certificate,
+  // only the ones ahead are left.
+  function newCertificate(
+    template: TemplateWithDesign,
+    r: Rendered,
+    issuedAt: Date,
+    correcting = false,
+  ): NewCertificate {
+    const remindBeforeDays = template.design.remindBeforeDays ?? [];
+    const plan = reminderPlan(
+      r.expiresAt,
+      correcting && r.inheritedExpiry
+        ? remindBeforeDays.filter((d) => reminderDueAt(r.expiresAt!, d) > issuedAt)
+        : remindBeforeDays,
+      issuedAt,
+    );
+    return {
+      id: r.id,
+      uniqueCode: r.values.uniqueCode,
+      recipientName: r.recipient.name,
+      recipientEmail: r.recipient.email,
+      title: titleOf(template, r.values),
+      data: r.recipient.data,
+      expiresAt: r.expiresAt,
+      reminders: plan.reminders,
+      nextReminderAt: plan.nextAt,
+    };
+  }
+
+  function credentialIssue(
+    principal: Principal,
+    template: TemplateWithDesign,
+    signing: Signing,
+    issuedAt: Date,
+    items: NewCertificate[],
+  ): CredentialIssue {
+    return {
+      accountId: principal.accountId,
+      accountName: signing.accountName,
+      template: { id: template.id, name: template.name, description: template.description },
+      issuedAt,
+      subjects: items.map((item) => ({
+        certificateId: item.id,
+        recipientName: item.recipientName,
+        recipientEmail: item.recipientEmail,
+        title: item.title,
+        expiresAt: item.expiresAt,
+      })),
+    };
+  }
+
+  // A single issue with one statement (issue-at-once.repository.ts) instead of a transaction of
+  // seven: its credential is signed and its PDF sealed first, at a status entry read as free (with
+  // the signing context). Undefined when that statement could not take it (no guessed entry free,
+  // the list full, the entry taken meanwhile, no room in the quota or no usage row for the period):
+  // the caller then commits it the usual way, which settles each of those cases.
+  async function commitAtOnce(
+    principal: Principal,
+    template: TemplateWithDesign,
+    r: Rendered,
+    issuedAt: Date,
+    signing: Signing,
+  ): Promise<CertificateView | undefined> {
+    const list = signing.statusList;
+    const index = list && list.used < FILL_LIMIT ? list.free[0] : undefined;
+    if (index === undefined) return undefined;
+    const item = newCertificate(template, r, issuedAt);
+    const [credential] = await deps.credentials.sign(
+      signing.key,
+      credentialIssue(principal, template, signing, issuedAt, [item]),
+      [{ list: list!.n, index }],
+    );
+    const [sealed] = await deps.pdfSigning.seal(
+      signing.pdfCertificate,
+      [{ unsealed: r.unsealed, credential: credential!.body }],
+      issuedAt,
+    );
+    try {
+      const row = await issueAtOnce(db, {
+        accountId: principal.accountId,
+        templateId: template.id,
+        templateVersion: template.version,
+        issuedAt,
+        period: isoDate(periodStart(issuedAt)),
+        limit: principal.monthlyLimit,
+        item,
+        credential: credential!,
+        pdf: sealed!,
+        ...(emailedOnIssue(principal, template) ? { emailId: uuidv7(issuedAt.getTime()) } : {}),
+      });
+      return row && certificateView(row, deps.publicBaseUrl);
+    } catch (err) {
+      const taken =
+        err instanceof pg.DatabaseError && err.code === '23505' && err.constraint === CREDENTIAL_ENTRY_KEY;
+      if (taken || (err instanceof pg.DatabaseError && err.code === NO_ROOM)) return undefined;
+      throw err;
+    }
+  }
+
   // Reserves quota and writes certificates, their signed credentials and their sealed PDFs (the
   // credential attached, signed) in one transaction: no certificate without both proofs. Returns
   // the created views (input order) and the candidates left without quota. A reissue (`supersedes`:
@@ -208,31 +331,8 @@ export function createIssueService(deps: {
             })
           : { granted: rendered.length };
       const accepted = rendered.slice(0, granted);
-      const remindBeforeDays = template.design.remindBeforeDays ?? [];
-      const items: NewCertificate[] = accepted.map((r) => {
-        // A correction that keeps its predecessor's expiry keeps its reminders too: those already due
-        // went to the old certificate, only the ones ahead are left.
-        const plan = reminderPlan(
-          r.expiresAt,
-          supersedes !== undefined && r.inheritedExpiry
-            ? remindBeforeDays.filter((d) => reminderDueAt(r.expiresAt!, d) > issuedAt)
-            : remindBeforeDays,
-          issuedAt,
-        );
-        return {
-          id: r.id,
-          uniqueCode: r.values.uniqueCode,
-          recipientName: r.recipient.name,
-          recipientEmail: r.recipient.email,
-          title: titleOf(template, r.values),
-          data: r.recipient.data,
-          expiresAt: r.expiresAt,
-          reminders: plan.reminders,
-          nextReminderAt: plan.nextAt,
-        };
-      });
-      // Email on issue, when the plan or contract delivers email at all (a send would be 403).
-      const emailed = template.design.emailOnIssue === true && principal.emailDelivery;
+      const items = accepted.map((r) => newCertificate(template, r, issuedAt, supersedes !== undefined));
+      const emailed = emailedOnIssue(principal, template);
       const rows =
         items.length > 0
           ? await insertIssued(tx, {
@@ -256,19 +356,11 @@ export function createIssueService(deps: {
         });
       }
       if (items.length > 0) {
-        const credentials = await deps.credentials.issue(tx, signing.key, {
-          accountId: principal.accountId,
-          accountName: signing.accountName,
-          template: { id: template.id, name: template.name, description: template.description },
-          issuedAt,
-          subjects: items.map((item) => ({
-            certificateId: item.id,
-            recipientName: item.recipientName,
-            recipientEmail: item.recipientEmail,
-            title: item.title,
-            expiresAt: item.expiresAt,
-          })),
-        });
+        const credentials = await deps.credentials.issue(
+          tx,
+          signing.key,
+          credentialIssue(principal, template, signing, issuedAt, items),
+        );
         const sealed = await deps.pdfSigning.seal(
           signing.pdfCertificate,
           accepted.map((r, i) => ({ unsealed: r.unsealed, credential: credentials[i]! })),
@@ -318,14 +410,21 @@ export function createIssueService(deps: {
       if (!checked.ok) throw new ValidationError(checked.issues);
       // No quota check before rendering: the reservation in the transaction is the check (an
       // account out of quota costs one render, every other issue two reads less).
-      const signing = prepareSigning(principal.accountId, issuedAt);
+      const signing = prepareSigning(
+        principal.accountId,
+        issuedAt,
+        readContext(principal.accountId, ENTRY_GUESSES),
+      );
       const c = candidate(0, checked.recipient, issuedAt, validityOf(template)?.(issuedAt) ?? null);
       const { rendered, failures } = await renderUpTo(template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
-      const { created } = await commit(principal, template, rendered, issuedAt, await signing);
-      if (created.length === 0) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
+      const ready = await signing;
+      const created =
+        (await commitAtOnce(principal, template, rendered[0]!, issuedAt, ready)) ??
+        (await commit(principal, template, rendered, issuedAt, ready)).created[0];
+      if (!created) throw new QuotaExceededError(await quotaDetails(principal, issuedAt));
       deps.onIssued?.(1);
-      return created[0]!;
+      return created;
     },
 
     // Correct and reissue (decisions 19): a new certificate from the old one's template (its current
@@ -412,6 +511,11 @@ export function createIssueService(deps: {
       return { created: created.length, failed: inputs.length - created.length, results };
     },
   };
+}
+
+// Email on issue, when the plan or contract delivers email at all (a send would be 403).
+function emailedOnIssue(principal: Principal, template: TemplateWithDesign): boolean {
+  return template.design.emailOnIssue === true && principal.emailDelivery;
 }
 
 function validationItem(index: number, issues: Issue[]): BatchItem {

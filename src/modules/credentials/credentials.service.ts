@@ -29,6 +29,15 @@ export interface CredentialSubject {
   expiresAt?: Date | null;
 }
 
+// One issue's credentials: who issues them, from which template, when, and for whom.
+export interface CredentialIssue {
+  accountId: string;
+  accountName: string;
+  template: { id: string; name: string; description: string | null };
+  issuedAt: Date;
+  subjects: CredentialSubject[];
+}
+
 export interface SigningKeyView {
   id: string;
   verificationMethod: string;
@@ -109,6 +118,53 @@ export function createCredentialsService(deps: {
     };
   }
 
+  // The Open Badges credential of each subject at its status entry, signed by `key`.
+  async function signCredentials(
+    key: keysRepo.SigningKeyRow,
+    issue: CredentialIssue,
+    entries: lists.StatusEntry[],
+  ): Promise<credentialsRepo.NewCredential[]> {
+    const signer = signerOf(key);
+    const [template, expiring] = await Promise.all([credentialTemplate(), expiringTemplate()]);
+    const signedAt = issue.issuedAt.toISOString();
+    const did = didOf(issue.accountId);
+    const items: credentialsRepo.NewCredential[] = [];
+    for (const [i, subject] of issue.subjects.entries()) {
+      await letOthersIn(i);
+      const entry = entries[i]!;
+      const { document, values } = openBadgeCredential({
+        certificateId: subject.certificateId,
+        issuedAt: (subject.issuedAt ?? issue.issuedAt).toISOString(),
+        issuerDid: did,
+        issuerName: issue.accountName,
+        recipientName: subject.recipientName,
+        recipientEmail: subject.recipientEmail,
+        achievementId: `urn:uuid:${issue.template.id}`,
+        title: subject.title,
+        templateName: issue.template.name,
+        templateDescription: issue.template.description,
+        statusListUrl: statusListUrl(publicBaseUrl, issue.accountId, entry.list),
+        statusIndex: entry.index,
+        expiresAt: subject.expiresAt?.toISOString() ?? null,
+      });
+      const signed = await signFromTemplate(
+        document,
+        subject.expiresAt ? expiring : template,
+        values,
+        signer,
+        signedAt,
+      );
+      items.push({
+        certificateId: subject.certificateId,
+        statusList: entry.list,
+        statusIndex: entry.index,
+        signingKeyId: key.id,
+        body: Buffer.from(JSON.stringify(signed, null, 2)),
+      });
+    }
+    return items;
+  }
+
   // Status list credentials by (list, version, key): signed once per change, then served from memory.
   const signedLists = new Map<string, Promise<Buffer>>();
 
@@ -136,60 +192,17 @@ export function createCredentialsService(deps: {
 
     // Makes and signs the credentials of certificates being issued, in the issue's transaction:
     // status entries, the Open Badges credential of each, signed by `key` (from prepare), frozen.
-    async issue(
-      tx: Queryable,
-      key: keysRepo.SigningKeyRow,
-      issue: {
-        accountId: string;
-        accountName: string;
-        template: { id: string; name: string; description: string | null };
-        issuedAt: Date;
-        subjects: CredentialSubject[];
-      },
-    ): Promise<Buffer[]> {
+    async issue(tx: Queryable, key: keysRepo.SigningKeyRow, issue: CredentialIssue): Promise<Buffer[]> {
       if (issue.subjects.length === 0) return [];
-      const signer = signerOf(key);
-      const [template, expiring] = await Promise.all([credentialTemplate(), expiringTemplate()]);
       const entries = await lists.takeEntries(tx, issue.accountId, issue.subjects.length);
-      const signedAt = issue.issuedAt.toISOString();
-      const did = didOf(issue.accountId);
-      const items: credentialsRepo.NewCredential[] = [];
-      for (const [i, subject] of issue.subjects.entries()) {
-        await letOthersIn(i);
-        const entry = entries[i]!;
-        const { document, values } = openBadgeCredential({
-          certificateId: subject.certificateId,
-          issuedAt: (subject.issuedAt ?? issue.issuedAt).toISOString(),
-          issuerDid: did,
-          issuerName: issue.accountName,
-          recipientName: subject.recipientName,
-          recipientEmail: subject.recipientEmail,
-          achievementId: `urn:uuid:${issue.template.id}`,
-          title: subject.title,
-          templateName: issue.template.name,
-          templateDescription: issue.template.description,
-          statusListUrl: statusListUrl(publicBaseUrl, issue.accountId, entry.list),
-          statusIndex: entry.index,
-          expiresAt: subject.expiresAt?.toISOString() ?? null,
-        });
-        const signed = await signFromTemplate(
-          document,
-          subject.expiresAt ? expiring : template,
-          values,
-          signer,
-          signedAt,
-        );
-        items.push({
-          certificateId: subject.certificateId,
-          statusList: entry.list,
-          statusIndex: entry.index,
-          signingKeyId: key.id,
-          body: Buffer.from(JSON.stringify(signed, null, 2)),
-        });
-      }
+      const items = await signCredentials(key, issue, entries);
       await credentialsRepo.insertCredentials(tx, issue.accountId, items);
       return items.map((item) => item.body);
     },
+
+    // The signed credentials of an issue whose status entries are already chosen (one per subject,
+    // in order), written by the caller.
+    sign: signCredentials,
 
     // Certificates issued before credentials existed get theirs, once, `batch` at a time in one
     // transaction each: validFrom their issue time, frozen from then on; a revoked one gets its bit.

@@ -5,7 +5,7 @@ import type { Queryable } from '../../platform/db/db.js';
 // are handed out at random among the free ones, so that an index says nothing about issue order; a
 // list is left for the next once half full, which keeps a random pick nearly always free.
 export const LIST_SIZE = 131_072;
-const FILL_LIMIT = LIST_SIZE / 2;
+export const FILL_LIMIT = LIST_SIZE / 2;
 
 export interface StatusEntry {
   list: number;
@@ -59,6 +59,13 @@ export async function takeEntries(db: Queryable, accountId: string, count: numbe
     for (const index of picked) entries.push({ list: n, index });
   }
   return entries;
+}
+
+// `count` distinct random entries of a list, to be checked for being free.
+export function randomEntries(count: number): number[] {
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(randomInt(LIST_SIZE));
+  return [...picked];
 }
 
 async function pickFree(db: Queryable, accountId: string, n: number, want: number): Promise<number[]> {

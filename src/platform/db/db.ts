@@ -19,6 +19,10 @@ export interface Db {
   // connection and no lock. `finish` then runs on that same transaction (or on its own when `run`
   // opened none) before the commit, so what `run` wrote and what `finish` writes commit together.
   ambient<T>(run: () => Promise<T>, finish: (tx: Queryable, value: T) => Promise<void>): Promise<T>;
+  // One statement that is its own transaction: it commits alone (an unanswered one fails with
+  // CommitOutcomeUnknownError), or, called within a transaction (or an ambient one), runs in a
+  // SAVEPOINT of it, so that its failure undoes only itself there too.
+  statement<R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<pg.QueryResult<R>>;
   close(): Promise<void>;
 }
 
@@ -112,15 +116,16 @@ export function createDb(connectionString: string, opts: DbOptions = {}): Db {
 
   // A statement outside any transaction commits on its own: when a write goes unanswered, its
   // outcome is unknown, as a COMMIT's is. (Connecting fails before anything is sent: no doubt then.)
-  async function autocommit(text: string, values?: unknown[]) {
+  async function autocommit(query: string | pg.QueryConfig, values?: unknown[]) {
     const client = await pool.connect();
     try {
-      const result = await client.query(text, values);
+      const result = await client.query(query, values);
       client.release();
       return result;
     } catch (err) {
       // As pool.query does: a client whose statement failed is not reused.
       client.release(err as Error);
+      const text = typeof query === 'string' ? query : query.text;
       throw !READ_ONLY.test(text) && unanswered(err) ? new CommitOutcomeUnknownError(err) : err;
     }
   }
@@ -178,6 +183,11 @@ export function createDb(connectionString: string, opts: DbOptions = {}): Db {
       }
       await end(client, true);
       return value;
+    },
+
+    async statement<R extends pg.QueryResultRow>(query: pg.QueryConfig) {
+      if (context.getStore()) return this.transaction((tx) => tx.query<R>(query));
+      return autocommit(query) as Promise<pg.QueryResult<R>>;
     },
 
     async close() {

@@ -1,0 +1,108 @@
+import type { Db } from '../../platform/db/db.js';
+import { FILL_LIMIT } from '../credentials/status-lists.repository.js';
+import { NOTIFY_CHANNEL } from '../emails/emails.repository.js';
+import { searchFold } from './search-fold.js';
+import { CERT_COLUMNS, type CertificateRow, type NewCertificate } from './certificates.repository.js';
+
+// A single issue written with one statement, outside any transaction: its quota, its status entry,
+// the certificate, its signed credential and its sealed PDF (and its email when emailed on issue),
+// all or nothing. The credential and the PDF were signed before, at a status entry read as free.
+// The statement writes nothing (no certificate in its answer) when the quota has no room for it or
+// the period has no usage row yet; it fails, undone, with NO_ROOM when it took the quota but the
+// status list was full (migration 018), and with a unique violation on CREDENTIAL_ENTRY_KEY when
+// another issue took that entry meanwhile. In each case the caller issues the usual way, in a
+// transaction (issue.service.ts `commit`), which handles them all.
+//
+// It writes what `reserve`, `takeEntries`, `insertIssued`, `insertCredentials`, `insertPdfs` and
+// `enqueueIssued` write for one certificate; test/certificates/issue-at-once.test.ts compares the
+// rows of both ways. Data-modifying CTEs run once each and see the same snapshot: each insert
+// selects from the one before it, so a step that finds no room leaves the rest with nothing to
+// insert; foreign keys are checked at the end of the statement, when the certificate is there.
+export const CREDENTIAL_ENTRY_KEY = 'credentials_account_id_status_list_status_index_key';
+export const NO_ROOM = 'CS001';
+
+export interface IssueAtOnce {
+  accountId: string;
+  templateId: string;
+  templateVersion: number;
+  issuedAt: Date;
+  /** The first day of the usage period (isoDate). */
+  period: string;
+  limit: number | null;
+  item: NewCertificate;
+  credential: { statusList: number; statusIndex: number; signingKeyId: string; body: Buffer };
+  pdf: { pdf: Buffer; sha256: string; signedBy: string };
+  /** The id of the queued certificate email, when emailed on issue. */
+  emailId?: string;
+}
+
+const STATEMENT = `
+WITH quota AS (
+  UPDATE usage_periods SET used = used + 1, quota = $4
+   WHERE account_id = $1 AND period_start = $3 AND ($4::integer IS NULL OR used + 1 <= $4::integer)
+  RETURNING 1
+), entry AS (
+  UPDATE status_lists SET used = used + 1
+   WHERE account_id = $1 AND n = $5 AND used + 1 <= ${FILL_LIMIT} AND EXISTS (SELECT 1 FROM quota)
+  RETURNING n
+), cert AS (
+  INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email,
+                            title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at,
+                            email_count, template_version)
+  SELECT $7, $1, $2, $8, $9, $10, $11, $12, $13::jsonb, 'Issued', $14, $14, $15, $16::integer[], $17,
+         CASE WHEN $22::uuid IS NULL THEN 0 ELSE 1 END, $18
+    FROM entry
+  RETURNING ${CERT_COLUMNS}
+), credential AS (
+  INSERT INTO credentials (certificate_id, account_id, status_list, status_index, signing_key_id, body)
+  SELECT id, $1, $5, $6, $19, $20 FROM cert
+), pdf AS (
+  INSERT INTO certificate_pdfs (certificate_id, pdf, sha256, signed_by)
+  SELECT id, $21, $23, $24 FROM cert
+), mail AS (
+  INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
+  SELECT $22, $1, id, recipient_email, 'queued', $14, $14 FROM cert WHERE $22::uuid IS NOT NULL
+  RETURNING 1
+)
+SELECT guard.ok, cert.*, (SELECT count(*) FROM (SELECT pg_notify('${NOTIFY_CHANNEL}', '') FROM mail) AS n)::int AS notified
+  FROM (SELECT CASE WHEN (SELECT count(*) FROM quota) = (SELECT count(*) FROM entry) THEN true
+                    ELSE certsvc_issue_at_once_no_room() END AS ok) AS guard
+  LEFT JOIN cert ON true`;
+
+// The certificate's row when written; undefined when the statement found no room (see above).
+export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<CertificateRow | undefined> {
+  const { item, credential, pdf } = input;
+  const { rows } = await db.statement<CertificateRow & { notified: number; ok: boolean }>({
+    // Prepared once per connection: it is the statement of nearly every single issue.
+    name: 'issue-at-once',
+    text: STATEMENT,
+    values: [
+      input.accountId,
+      input.templateId,
+      input.period,
+      input.limit,
+      credential.statusList,
+      credential.statusIndex,
+      item.id,
+      item.uniqueCode,
+      item.recipientName,
+      searchFold(item.recipientName),
+      item.recipientEmail,
+      item.title,
+      JSON.stringify(item.data),
+      input.issuedAt,
+      item.expiresAt ?? null,
+      item.reminders?.length ? `{${item.reminders.join(',')}}` : null,
+      item.nextReminderAt ?? null,
+      input.templateVersion,
+      credential.signingKeyId,
+      credential.body,
+      pdf.pdf,
+      input.emailId ?? null,
+      pdf.sha256,
+      pdf.signedBy,
+    ],
+  });
+  const { ok: _ok, notified: _notified, ...certificate } = rows[0]!;
+  return certificate.id === null ? undefined : certificate;
+}
