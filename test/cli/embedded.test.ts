@@ -98,7 +98,8 @@ async function startServe(port: number, extra: Record<string, string> = {}): Pro
   return { child, output: () => out, baseUrl: url, exited };
 }
 
-async function countDemoAccounts(): Promise<number> {
+// A query on the embedded database, over TCP.
+async function ask<R extends pg.QueryResultRow>(sql: string): Promise<R[]> {
   const state = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as {
     password: string;
   };
@@ -108,13 +109,17 @@ async function countDemoAccounts(): Promise<number> {
   });
   await client.connect();
   try {
-    const { rows } = await client.query(
-      `SELECT count(*)::int AS n FROM accounts WHERE name = 'Demo Academy'`,
-    );
-    return rows[0].n as number;
+    return (await client.query<R>(sql)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function countDemoAccounts(): Promise<number> {
+  const rows = await ask<{ n: number }>(
+    `SELECT count(*)::int AS n FROM accounts WHERE name = 'Demo Academy'`,
+  );
+  return rows[0]!.n;
 }
 
 before(async () => {
@@ -177,6 +182,16 @@ describe('embedded PostgreSQL', { timeout: 5 * WAIT_MS }, () => {
       const pid = await postmasterPid();
       assert.ok(pid && alive(pid), 'postgres runs');
       firstPid = pid;
+      // The service's own connections come through the cluster folder's Unix socket (no address).
+      const service = await ask<{ address: string | null }>(
+        `SELECT client_addr::text AS address FROM pg_stat_activity WHERE application_name = 'certsvc'`,
+      );
+      assert.ok(service.length > 0, 'the service is connected');
+      assert.deepEqual(
+        service.filter((c) => c.address !== null),
+        [],
+        'none over TCP',
+      );
 
       // A CLI command while the server runs: works on the same data, and leaves postgres running.
       const cli = await runCli(
