@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { studioFontFamilies, studioHandles, studioNearest, studioResize } from './studio-geometry.js';
+import {
+  studioFontFamilies,
+  studioFontName,
+  studioHandles,
+  studioNearest,
+  studioResize,
+} from './studio-geometry.js';
 import type { StudioBox, StudioHandle, StudioShape } from './studio-geometry.js';
 
 // The studio's script and pdf.js (npm pdfjs-dist, served by the service itself: no CDN). The
@@ -644,10 +650,13 @@ function studio(): void {
       if (kind === 'background') {
         commit(() => (design.background = { ...(design.background ?? {}), image: up.src }));
       } else if (kind === 'font') {
-        let n = (design.fonts ?? []).length + 1;
-        while ((design.fonts ?? []).some((f: any) => f.name === `font-${n}`)) n++;
-        fonts.push(`font-${n}`);
-        commit(() => (design.fonts = [...(design.fonts ?? []), { name: `font-${n}`, src: up.src }]));
+        // Named after its family and weight, so that a regular and a bold upload of one family are
+        // one family in the font select, in two weights.
+        const font = up as { src: string; family?: string | null; bold?: boolean };
+        const taken = [...fonts, ...(design.fonts ?? []).map((f: any) => f.name as string)];
+        const name = studioFontName(font.family, font.bold === true, taken);
+        fonts.push(name);
+        commit(() => (design.fonts = [...(design.fonts ?? []), { name, src: up.src }]));
       } else {
         const width = Math.min(200, up.width ?? 200);
         const height = round((width * (up.height ?? 1)) / (up.width ?? 1));
@@ -702,7 +711,7 @@ function studio(): void {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 // The pure helpers travel with the script, inside its own scope.
-const helpers = [studioHandles, studioResize, studioNearest, studioFontFamilies];
+const helpers = [studioHandles, studioResize, studioNearest, studioFontFamilies, studioFontName];
 const STUDIO = `(() => {\n${helpers.map(String).join('\n')}\n(${studio.toString()})();\n})();`;
 
 export const STUDIO_JS = {

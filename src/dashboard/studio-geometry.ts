@@ -114,3 +114,32 @@ export function studioFontFamilies(
   }
   return families;
 }
+
+/**
+ * The name an uploaded font gets in the design: its family in lower case with hyphens ("Open Sans"
+ * becomes `open-sans`), `-bold` added for a bold one, so that studioFontFamilies shows the two as
+ * one family in two weights (a family name ending in "Bold" counts as that family's bold); a number
+ * when the family is already there in that weight (`open-sans-2`); `font-N` when the family has no
+ * letter this keeps. Always a valid design font name (`^[a-z][a-z0-9-]{0,31}$`), not in `taken` nor
+ * a bundled name. Self-contained: the studio's page script gets its source.
+ */
+export function studioFontName(family: string | null | undefined, bold: boolean, taken: string[]): string {
+  const used = new Set(['sans', 'sans-bold', 'serif', 'serif-bold', ...taken]);
+  const slug = (family ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^[^a-z]+|-+$/g, '')
+    .replace(/-bold$/, '') // "Open Sans Bold" as a family name: the bold of open-sans
+    .slice(0, 20)
+    .replace(/-+$/, '');
+  const suffix = bold ? '-bold' : '';
+  if (slug) {
+    for (let n = 1; n < 100; n++) {
+      const name = `${slug}${n === 1 ? '' : `-${n}`}${suffix}`;
+      if (!used.has(name)) return name;
+    }
+  }
+  for (let n = 1; ; n++) if (!used.has(`font-${n}${suffix}`)) return `font-${n}${suffix}`;
+}

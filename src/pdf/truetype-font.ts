@@ -152,19 +152,39 @@ function parseCmap(cmap: Buffer): { bmp: Uint16Array; astral: Map<number, number
   return { bmp, astral };
 }
 
-function readPostScriptName(name: Buffer | undefined): string | undefined {
+// A string of the `name` table (the first record with that name id, Mac Roman or UTF-16BE).
+function readName(name: Buffer | undefined, id: number): string | undefined {
   if (!name) return undefined;
   const count = name.readUInt16BE(2);
   const strings = name.readUInt16BE(4);
   for (let i = 0; i < count; i++) {
     const rec = 6 + 12 * i;
-    if (name.readUInt16BE(rec + 6) !== 6) continue;
+    if (rec + 12 > name.length || name.readUInt16BE(rec + 6) !== id) continue;
     const platform = name.readUInt16BE(rec);
     const length = name.readUInt16BE(rec + 8);
     const at = strings + name.readUInt16BE(rec + 10);
     const raw = name.subarray(at, at + length);
-    const text = platform === 1 ? raw.toString('latin1') : Buffer.from(raw).swap16().toString('utf16le');
-    return text.replace(/[^A-Za-z0-9-]/g, '');
+    return platform === 1 ? raw.toString('latin1') : Buffer.from(raw).swap16().toString('utf16le');
   }
   return undefined;
+}
+
+function readPostScriptName(name: Buffer | undefined): string | undefined {
+  return readName(name, 6)?.replace(/[^A-Za-z0-9-]/g, '');
+}
+
+/**
+ * What a font says it is: its family (the typographic family, name id 16, else name id 1) and
+ * whether it is bold (OS/2 weight 600 or more, else the bold bit of head.macStyle).
+ */
+export function fontStyle(font: TrueTypeFont): { family: string | undefined; bold: boolean } {
+  const name = font.table('name');
+  const family = (readName(name, 16) ?? readName(name, 1))?.trim() || undefined;
+  const os2 = font.table('OS/2');
+  const head = font.table('head');
+  const bold =
+    os2 && os2.length >= 6
+      ? os2.readUInt16BE(4) >= 600
+      : head !== undefined && (head.readUInt16BE(44) & 1) === 1;
+  return { family, bold };
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { pdfText } from '../pdf/pdf-helpers.js';
+import { bundledFace, bundledFacePath } from '../../src/pdf/font-catalog.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { signedInMember, type FormClient } from './form-client.js';
 
@@ -242,6 +243,19 @@ describe('dashboard: design studio forms', () => {
     const okJpeg = await upload('photo.jpg', photo);
     assert.equal(okJpeg.statusCode, 200, okJpeg.body);
     assert.match(okJpeg.json().src, /^data:image\/jpeg;base64,/);
+    // A font comes back with the family and weight it says it has (the studio names it after them).
+    for (const [face, bold] of [
+      ['dejavu-sans', false],
+      ['dejavu-sans-bold', true],
+    ] as const) {
+      const font = await upload('any-name.ttf', readFileSync(bundledFacePath(bundledFace(face))), 'font');
+      assert.equal(font.statusCode, 200, font.body);
+      const answer = font.json<{ src: string; family: string; bold: boolean }>();
+      assert.deepEqual(
+        [answer.src.slice(0, 21), answer.family, answer.bold],
+        ['data:font/ttf;base64,', 'DejaVu Sans', bold],
+      );
+    }
 
     const broken = png();
     broken[broken.length - 20]! ^= 0xff; // inside the IDAT chunk: its CRC no longer matches

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { studioFontFamilies, studioNearest, studioResize } from '../../src/dashboard/studio-geometry.js';
+import {
+  studioFontFamilies,
+  studioFontName,
+  studioNearest,
+  studioResize,
+} from '../../src/dashboard/studio-geometry.js';
 
 // The studio's resize and font-family rules, alone (the browser tests drive them through the page).
 
@@ -90,5 +95,44 @@ describe('studio geometry', () => {
         { family: 'logo', weights: [{ name: 'logo', label: 'Regular' }] },
       ],
     );
+  });
+
+  it('an uploaded font is named after its family and weight, always a new valid name', () => {
+    assert.equal(studioFontName('Open Sans', false, []), 'open-sans');
+    assert.equal(studioFontName('Open Sans', true, ['open-sans']), 'open-sans-bold');
+    assert.equal(studioFontName('Open Sans Bold', true, ['open-sans']), 'open-sans-bold');
+    assert.equal(studioFontName('Open Sans', false, ['open-sans', 'open-sans-bold']), 'open-sans-2');
+    assert.equal(studioFontName('Open Sans', true, ['open-sans-bold']), 'open-sans-2-bold');
+    assert.equal(studioFontName('Ñandú Grotesk', false, []), 'nandu-grotesk');
+    assert.equal(studioFontName('Sans', false, []), 'sans-2', 'not a bundled name');
+    assert.equal(studioFontName('Serif', true, []), 'serif-2-bold');
+    assert.equal(studioFontName('3D Display', false, []), 'd-display', 'starts with a letter');
+    assert.equal(studioFontName('思源黑体', false, []), 'font-1', 'no letter kept');
+    assert.equal(studioFontName(null, true, ['font-1-bold']), 'font-2-bold');
+    const long = studioFontName('An Extremely Long Family Name Of A Font', true, []);
+    assert.equal(long, 'an-extremely-long-fa-bold');
+    // The grouping the font select shows.
+    assert.deepEqual(
+      studioFontFamilies(['open-sans', studioFontName('Open Sans', true, ['open-sans'])]).map((f) => [
+        f.family,
+        f.weights.map((w) => w.label),
+      ]),
+      [['open-sans', ['Regular', 'Bold']]],
+    );
+    for (const family of [
+      'Open Sans',
+      'Sans',
+      '思源黑体',
+      'A'.repeat(80),
+      '--x--',
+      'x'.repeat(19) + ' y',
+      null,
+    ]) {
+      for (const bold of [false, true]) {
+        const name = studioFontName(family, bold, []);
+        assert.match(name, /^[a-z][a-z0-9-]{0,31}$/, `${family} ${bold}`);
+        assert.doesNotMatch(name, /--|-$/, `${family} ${bold}`);
+      }
+    }
   });
 });

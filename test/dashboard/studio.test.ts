@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
+import { bundledFace, bundledFacePath } from '../../src/pdf/font-catalog.js';
 import { pdfText, pdfWords } from '../pdf/pdf-helpers.js';
 import { browserSkipReason } from '../helpers/browser.js';
 import { PHONE, shot, startDashboard, type DashboardEnv } from './support.js';
@@ -223,6 +225,25 @@ describe('dashboard: the design studio (Chromium)', { skip }, () => {
     assert.equal(
       ((await designOf(page)) as unknown as { background: { image?: string } }).background.image,
       undefined,
+    );
+    // Fonts are named after the family and weight they say they have: a regular and a bold of one
+    // family are one family in two weights.
+    for (const [face, file] of [
+      ['dejavu-serif', 'Regular.ttf'],
+      ['dejavu-serif-bold', 'Bold.ttf'],
+    ]) {
+      await rendered(page, () =>
+        page.setInputFiles('input[data-upload=font]', {
+          name: file!,
+          mimeType: 'font/ttf',
+          buffer: readFileSync(bundledFacePath(bundledFace(face!))),
+        }),
+      );
+    }
+    const designFonts = ((await designOf(page)) as unknown as { fonts?: { name: string }[] }).fonts ?? [];
+    assert.deepEqual(
+      designFonts.map((f) => f.name),
+      ['dejavu-serif', 'dejavu-serif-bold'],
     );
     await page.setInputFiles('input[data-upload=image]', {
       name: 'drawing.png',

@@ -1,6 +1,7 @@
 import type { Design } from '../../pdf/design.schema.js';
 import { designFontFaces } from '../../pdf/design-fonts.js';
 import { decodeImage } from '../../pdf/images.js';
+import { fontStyle, parseTrueType } from '../../pdf/truetype-font.js';
 import { ValidationError } from '../../platform/errors.js';
 
 // Files people upload into a design (the studio's images, backgrounds and fonts): the type is
@@ -59,8 +60,11 @@ export function uploadedImage(bytes: Buffer): { src: string; width: number; heig
   }
 }
 
-/** A TrueType font as a data URL, after the checks the design makes of its own fonts. */
-export function uploadedFont(bytes: Buffer): { src: string } {
+/**
+ * A TrueType font as a data URL, after the checks the design makes of its own fonts, with the
+ * family and weight it says it has (the studio names it after them).
+ */
+export function uploadedFont(bytes: Buffer): { src: string; family: string | null; bold: boolean } {
   const kind =
     startsWith(bytes, [0x00, 0x01, 0x00, 0x00]) || bytes.subarray(0, 4).toString('latin1') === 'true'
       ? 'ttf'
@@ -79,5 +83,6 @@ export function uploadedFont(bytes: Buffer): { src: string } {
   };
   const issue = designFontFaces(probe as Design).issues[0];
   if (issue) refuse(`The font cannot be used: it ${issue.message}.`);
-  return { src };
+  const { family, bold } = fontStyle(parseTrueType(bytes));
+  return { src, family: family ?? null, bold };
 }
