@@ -233,6 +233,44 @@ describe('a single issue in one statement', () => {
     );
   });
 
+  it('beside a revocation that holds the list counts and wants the status list, both finish (same lock order)', async () => {
+    // A revocation changes the certificate first (its trigger locks the account's list counts), then
+    // sets its status bit (the status list row): the statement must take the two in that order too.
+    const victim = await issueCertificate(t.app, tenant);
+    const waiting = async () => {
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await t.deps.db.pool.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        );
+        if (rows[0]!.n > 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error('the single issue never waited for the revocation');
+    };
+    const before = await state();
+    // The revocation on a connection of its own, the single issue outside it.
+    const revocation = await t.deps.db.pool.connect();
+    let issued: Promise<unknown>;
+    try {
+      await revocation.query('BEGIN');
+      await revocation.query(`UPDATE certificates SET status = 'Revoked', revoked_at = now() WHERE id = $1`, [
+        victim.id,
+      ]);
+      issued = issueAtOnce(t.deps.db, input());
+      issued.catch(() => undefined);
+      await waiting();
+      await t.deps.services.credentials.revoke(revocation, tenant.accountId, victim.id);
+      await revocation.query('COMMIT');
+    } finally {
+      revocation.release();
+    }
+    assert.ok(await issued);
+    assert.deepEqual(
+      await state(),
+      plus(before, { usage: 1, list: 1, certificates: 1, credentials: 1, pdfs: 1 }),
+    );
+  });
+
   it('the API issues single certificates this way, and the usual way when the status list is full', async () => {
     const other = await createTenant(t.deps, { name: 'Full List Institute' });
     await issueCertificate(t.app, other); // list 0 and the month's usage row made the usual way

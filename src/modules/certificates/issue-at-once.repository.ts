@@ -14,10 +14,17 @@ import { CERT_COLUMNS, type CertificateRow, type NewCertificate } from './certif
 // transaction (issue.service.ts `commit`), which handles them all.
 //
 // It writes what `reserve`, `takeEntries`, `insertIssued`, `insertCredentials`, `insertPdfs` and
-// `enqueueIssued` write for one certificate; test/certificates/issue-at-once.test.ts compares the
-// rows of both ways. Data-modifying CTEs run once each and see the same snapshot: each insert
-// selects from the one before it, so a step that finds no room leaves the rest with nothing to
-// insert; foreign keys are checked at the end of the statement, when the certificate is there.
+// `enqueueIssued` write for one certificate (test/certificates/issue-at-once.test.ts checks each
+// row). Data-modifying CTEs run once each and see the same snapshot: each insert selects from the
+// one before it, so a step that finds no room leaves the rest with nothing to insert; foreign keys
+// are checked at the end of the statement, when the certificate is there.
+//
+// Row locks come in the order every other writer takes them: the usage row (quota), the account's
+// list counts (`counts`: what the certificates' insert trigger of migrations 005 and 008 would
+// otherwise take only at the end), then the status list (`entry`). An issue in a transaction takes
+// the counts with its certificates' insert before its status entries, and a revocation takes them
+// with its certificate's change before setting its bit: in another order, a single issue and a
+// revocation each held what the other waited for (a deadlock; the test makes the two meet).
 export const CREDENTIAL_ENTRY_KEY = 'credentials_account_id_status_list_status_index_key';
 export const NO_ROOM = 'CS001';
 
@@ -41,9 +48,15 @@ WITH quota AS (
   UPDATE usage_periods SET used = used + 1, quota = $4
    WHERE account_id = $1 AND period_start = $3 AND ($4::integer IS NULL OR used + 1 <= $4::integer)
   RETURNING 1
+), counts AS MATERIALIZED (
+  SELECT list FROM list_counts
+   WHERE account_id = $1 AND list IN ('certificates:Issued', 'certificates:Issued:template:' || $2::uuid::text)
+     AND EXISTS (SELECT 1 FROM quota)
+   ORDER BY list FOR UPDATE
 ), entry AS (
   UPDATE status_lists SET used = used + 1
    WHERE account_id = $1 AND n = $5 AND used + 1 <= ${FILL_LIMIT} AND EXISTS (SELECT 1 FROM quota)
+     AND (SELECT count(*) FROM counts) >= 0
   RETURNING n
 ), cert AS (
   INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email,

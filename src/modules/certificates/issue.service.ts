@@ -69,6 +69,7 @@ interface Signing {
 // Status entries looked up for a single issue, so that one of them is nearly always free: a list is
 // left once half full, so each is taken with a chance of at most 1/2, all eight with 1/256.
 const ENTRY_GUESSES = 8;
+const DEADLOCK = '40P01';
 
 interface Rendered extends Candidate {
   unsealed: UnsealedPdf;
@@ -285,9 +286,11 @@ export function createIssueService(deps: {
       });
       return row && certificateView(row, deps.publicBaseUrl);
     } catch (err) {
-      const taken =
-        err instanceof pg.DatabaseError && err.code === '23505' && err.constraint === CREDENTIAL_ENTRY_KEY;
-      if (taken || (err instanceof pg.DatabaseError && err.code === NO_ROOM)) return undefined;
+      // Each of these means the statement wrote nothing. (A deadlock is not expected, the lock order
+      // being everyone's; should one pick this statement, the issue still goes through.)
+      if (!(err instanceof pg.DatabaseError)) throw err;
+      const taken = err.code === '23505' && err.constraint === CREDENTIAL_ENTRY_KEY;
+      if (taken || err.code === NO_ROOM || err.code === DEADLOCK) return undefined;
       throw err;
     }
   }
