@@ -152,19 +152,25 @@ function parseCmap(cmap: Buffer): { bmp: Uint16Array; astral: Map<number, number
   return { bmp, astral };
 }
 
-// A string of the `name` table (the first record with that name id, Mac Roman or UTF-16BE).
+// A string of the `name` table (the first record with that name id, Mac Roman or UTF-16BE), or
+// undefined when there is none or the table is cut short (an uploaded font may be anything).
 function readName(name: Buffer | undefined, id: number): string | undefined {
-  if (!name) return undefined;
+  if (!name || name.length < 6) return undefined;
   const count = name.readUInt16BE(2);
   const strings = name.readUInt16BE(4);
   for (let i = 0; i < count; i++) {
     const rec = 6 + 12 * i;
-    if (rec + 12 > name.length || name.readUInt16BE(rec + 6) !== id) continue;
+    if (rec + 12 > name.length) return undefined;
+    if (name.readUInt16BE(rec + 6) !== id) continue;
     const platform = name.readUInt16BE(rec);
     const length = name.readUInt16BE(rec + 8);
     const at = strings + name.readUInt16BE(rec + 10);
+    if (at + length > name.length) continue;
     const raw = name.subarray(at, at + length);
-    return platform === 1 ? raw.toString('latin1') : Buffer.from(raw).swap16().toString('utf16le');
+    if (platform === 1) return raw.toString('latin1');
+    return Buffer.from(raw.subarray(0, length - (length % 2)))
+      .swap16()
+      .toString('utf16le');
   }
   return undefined;
 }
