@@ -656,7 +656,9 @@ function studio(): void {
         const taken = [...fonts, ...(design.fonts ?? []).map((f: any) => f.name as string)];
         const name = studioFontName(font.family, font.bold === true, taken);
         fonts.push(name);
-        commit(() => (design.fonts = [...(design.fonts ?? []), { name, src: up.src }]));
+        // A bold font falls back on bold for the characters it lacks (and picks bold Noto fonts).
+        const fallback = font.bold ? { fallback: 'sans-bold' } : {};
+        commit(() => (design.fonts = [...(design.fonts ?? []), { name, src: up.src, ...fallback }]));
       } else {
         const width = Math.min(200, up.width ?? 200);
         const height = round((width * (up.height ?? 1)) / (up.width ?? 1));

@@ -131,9 +131,9 @@ export function studioFontName(family: string | null | undefined, bold: boolean,
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^[^a-z]+|-+$/g, '')
-    .replace(/-bold$/, '') // "Open Sans Bold" as a family name: the bold of open-sans
     .slice(0, 20)
-    .replace(/-+$/, '');
+    .replace(/-+$/, '')
+    .replace(/-bold$/, ''); // "Open Sans Bold" as a family name: the bold of open-sans
   const suffix = bold ? '-bold' : '';
   if (slug) {
     for (let n = 1; n < 100; n++) {

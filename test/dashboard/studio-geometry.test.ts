@@ -111,6 +111,11 @@ describe('studio geometry', () => {
     assert.equal(studioFontName(null, true, ['font-1-bold']), 'font-2-bold');
     const long = studioFontName('An Extremely Long Family Name Of A Font', true, []);
     assert.equal(long, 'an-extremely-long-fa-bold');
+    assert.equal(
+      studioFontName('Abcdefghijklmno Bold X', false, []),
+      'abcdefghijklmno',
+      'a regular font never ends in -bold',
+    );
     // The grouping the font select shows.
     assert.deepEqual(
       studioFontFamilies(['open-sans', studioFontName('Open Sans', true, ['open-sans'])]).map((f) => [

@@ -240,10 +240,14 @@ describe('dashboard: the design studio (Chromium)', { skip }, () => {
         }),
       );
     }
-    const designFonts = ((await designOf(page)) as unknown as { fonts?: { name: string }[] }).fonts ?? [];
+    const designFonts =
+      ((await designOf(page)) as unknown as { fonts?: { name: string; fallback?: string }[] }).fonts ?? [];
     assert.deepEqual(
-      designFonts.map((f) => f.name),
-      ['dejavu-serif', 'dejavu-serif-bold'],
+      designFonts.map((f) => [f.name, f.fallback]),
+      [
+        ['dejavu-serif', undefined],
+        ['dejavu-serif-bold', 'sans-bold'],
+      ],
     );
     await page.setInputFiles('input[data-upload=image]', {
       name: 'drawing.png',
