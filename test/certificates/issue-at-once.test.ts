@@ -233,6 +233,31 @@ describe('a single issue in one statement', () => {
     );
   });
 
+  it('within an idempotent request (an ambient transaction), likewise, committed with its answer', async () => {
+    const before = await state();
+    let answered = false;
+    const kept = await t.deps.db.ambient(
+      async () => {
+        const a = input();
+        const row = await issueAtOnce(t.deps.db, a);
+        const again = input({ credential: { ...input().credential, statusIndex: a.credential.statusIndex } });
+        await assert.rejects(issueAtOnce(t.deps.db, again), (err: pg.DatabaseError) => err.code === '23505');
+        return row?.id;
+      },
+      async (tx, id) => {
+        // The answer is stored in the same transaction: it sees the certificate.
+        const { rows } = await tx.query('SELECT count(*)::int AS n FROM certificates WHERE id = $1', [id]);
+        answered = rows[0]!.n === 1;
+      },
+    );
+    assert.ok(kept);
+    assert.equal(answered, true);
+    assert.deepEqual(
+      await state(),
+      plus(before, { usage: 1, list: 1, certificates: 1, credentials: 1, pdfs: 1 }),
+    );
+  });
+
   it('beside a revocation that holds the list counts and wants the status list, both finish (same lock order)', async () => {
     // A revocation changes the certificate first (its trigger locks the account's list counts), then
     // sets its status bit (the status list row): the statement must take the two in that order too.
