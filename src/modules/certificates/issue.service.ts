@@ -258,13 +258,13 @@ export function createIssueService(deps: {
     signing: Signing,
   ): Promise<CertificateView | undefined> {
     const list = signing.statusList;
-    const index = list && list.used < FILL_LIMIT ? list.free[0] : undefined;
-    if (index === undefined) return undefined;
+    const index = list?.free[0];
+    if (!list || list.used >= FILL_LIMIT || index === undefined) return undefined;
     const item = newCertificate(template, r, issuedAt);
     const [credential] = await deps.credentials.sign(
       signing.key,
       credentialIssue(principal, template, signing, issuedAt, [item]),
-      [{ list: list!.n, index }],
+      [{ list: list.n, index }],
     );
     const [sealed] = await deps.pdfSigning.seal(
       signing.pdfCertificate,

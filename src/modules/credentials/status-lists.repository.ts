@@ -71,14 +71,10 @@ export function randomEntries(count: number): number[] {
 async function pickFree(db: Queryable, accountId: string, n: number, want: number): Promise<number[]> {
   const chosen = new Set<number>();
   while (chosen.size < want) {
-    const candidates = new Set<number>();
-    while (candidates.size < want - chosen.size) {
-      const i = randomInt(LIST_SIZE);
-      if (!chosen.has(i)) candidates.add(i);
-    }
+    const candidates = randomEntries(want - chosen.size).filter((i) => !chosen.has(i));
     const { rows } = await db.query<{ status_index: number }>(
       'SELECT status_index FROM credentials WHERE account_id = $1 AND status_list = $2 AND status_index = ANY($3)',
-      [accountId, n, [...candidates]],
+      [accountId, n, candidates],
     );
     const taken = new Set(rows.map((r) => r.status_index));
     for (const i of candidates) if (!taken.has(i)) chosen.add(i);
