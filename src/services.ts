@@ -1,13 +1,19 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './platform/db/db.js';
-import { createPdfRenderer, designIssues, type PdfRenderer } from './pdf/pdf-renderer.js';
+import {
+  createFileChecker,
+  createPdfRenderer,
+  type FileChecker,
+  type PdfRenderer,
+} from './pdf/pdf-renderer.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createCertificatesService } from './modules/certificates/certificates.service.js';
 import { createIssueService } from './modules/certificates/issue.service.js';
 import { createContractsService } from './modules/contracts/contracts.service.js';
 import { createDesignPreviewService } from './modules/templates/design-preview.service.js';
+import { createUploadsService } from './modules/templates/uploads.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
@@ -63,6 +69,9 @@ export function createServices(deps: ServiceDeps) {
   // Worker threads start on first use, so CLI commands that render nothing never pay for them.
   let renderer: PdfRenderer | undefined;
   const getRenderer = () => (renderer ??= timed(createPdfRenderer(), metrics));
+  // The checks of designs and uploads, in threads of their own (pdf/file-checker.ts).
+  let checker: FileChecker | undefined;
+  const getChecker = () => (checker ??= createFileChecker());
   const publicBaseUrl = config.publicBaseUrl;
   const credentials = createCredentialsService({
     db: deps.db,
@@ -106,7 +115,8 @@ export function createServices(deps: ServiceDeps) {
     accounts,
     contracts: createContractsService(deps),
     keys: createApiKeysService(deps),
-    templates: createTemplatesService({ db: deps.db, checkDesign: designIssues }),
+    templates: createTemplatesService({ db: deps.db, checkDesign: (design) => getChecker().design(design) }),
+    uploads: createUploadsService({ checker: getChecker }),
     designPreview: createDesignPreviewService({ renderer: getRenderer, publicBaseUrl }),
     usage: createUsageService(deps),
     credentials,
@@ -120,6 +130,7 @@ export function createServices(deps: ServiceDeps) {
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {
       getRenderer();
+      getChecker();
     },
     // Issues imports' chunks in this process (beside the other instances' workers).
     startImportWorker(): ImportWorker {
@@ -156,7 +167,7 @@ export function createServices(deps: ServiceDeps) {
       };
     },
     async close() {
-      await renderer?.close();
+      await Promise.all([renderer?.close(), checker?.close()]);
     },
   };
 }

@@ -2,14 +2,17 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { ValidationError } from '../platform/errors.js';
-import { createPdfRenderer, designIssues, sampleValues } from '../pdf/pdf-renderer.js';
+import { createFileChecker, createPdfRenderer, sampleValues } from '../pdf/pdf-renderer.js';
 import { parseDesign } from '../modules/templates/templates.service.js';
 import { readDesignFile } from './design-file.js';
 import { CliError } from './output.js';
 
 // Renders a design with sample values, without a database.
 export async function previewTemplate(file: string, out: string, config: Config) {
-  const design = parseDesign(await readDesignFile(file), designIssues);
+  const checker = createFileChecker({ threads: 1 });
+  const design = await parseDesign(await readDesignFile(file), (d) => checker.design(d)).finally(() =>
+    checker.close(),
+  );
   const values = { ...sampleValues(design) };
   values.verificationUrl = `${config.publicBaseUrl}/verify/${values.uniqueCode}`;
   const renderer = createPdfRenderer({ threads: 1 });

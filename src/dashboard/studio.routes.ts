@@ -3,7 +3,6 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { galleryDesign, galleryDesigns } from '../modules/templates/gallery.js';
 import type { SampleInput } from '../modules/templates/design-preview.service.js';
-import { uploadedFont, uploadedImage } from '../modules/templates/uploads.js';
 import { fontNames } from '../pdf/fonts.js';
 import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
@@ -231,7 +230,8 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
         `The upload is too large: an image or font of at most ${BODY_LIMIT_TEXT}.`,
       );
     }
-    const answer = form(request).kind === 'font' ? uploadedFont(bytes) : uploadedImage(bytes);
+    const { uploads } = deps.services;
+    const answer = form(request).kind === 'font' ? await uploads.font(bytes) : await uploads.image(bytes);
     return reply.header('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(answer);
   });
 
@@ -241,7 +241,7 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const { accountId } = signedIn(request).user;
     await templates.working(accountId, pathId(request));
     const body = (request.body ?? {}) as { design?: unknown; sample?: Record<string, unknown> };
-    const design = templates.parse(body.design);
+    const design = await templates.parse(body.design);
     return sendPdf(reply, await designPreview.render(design, sampleInput(body.sample ?? {})), false);
   });
 }

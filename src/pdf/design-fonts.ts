@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Design } from './design.schema.js';
 import { designFont, fontNames, makeFace, type Face, type FontName } from './fonts.js';
 import type { RenderIssue } from './render-types.js';
+import { FONT_MAX_BYTES, notAFont } from './font-check.js';
 
 // A design's own fonts (`fonts` in the design): parsed once per template and thread, tried before
 // the bundled fonts by the text elements that name them.
@@ -42,8 +43,17 @@ export function designFontFaces(design: Design): {
     }
     const fallback = font.fallback ?? 'sans';
     const id = `custom-${createHash('sha256').update(base64).digest('hex').slice(0, 12)}`;
+    const bytes = Buffer.from(base64, 'base64');
+    const refused =
+      bytes.length > FONT_MAX_BYTES
+        ? `is ${(bytes.length / 1048576).toFixed(1)} MiB: fonts may be at most 2 MiB`
+        : notAFont(bytes);
+    if (refused) {
+      issues.push({ path: ['fonts', i, 'src'], message: refused });
+      return;
+    }
     try {
-      const face = makeFace(id, Buffer.from(base64, 'base64'), {
+      const face = makeFace(id, bytes, {
         shape: true,
         serif: fallback.startsWith('serif'),
         bold: fallback.endsWith('bold'),

@@ -17,8 +17,15 @@ export { sampleValues } from './sample-values.js';
 const known =
   '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.expiresAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
 
-export function designIssues(design: Design): RenderIssue[] {
+export async function designIssues(design: Design): Promise<RenderIssue[]> {
   const issues: RenderIssue[] = [];
+  // Each distinct image is checked once, however many elements show it.
+  const images = new Map<string, Promise<string | undefined>>();
+  const imageCheck = (src: string) => {
+    let problem = images.get(src);
+    if (!problem) images.set(src, (problem = imageProblem(src)));
+    return problem;
+  };
   const { width: pageWidth, height: pageHeight } = design.page;
   const declared = new Set(design.fields.map((f) => f.key));
   const custom = designFontFaces(design);
@@ -81,17 +88,17 @@ export function designIssues(design: Design): RenderIssue[] {
   }
 
   if (design.background?.image) {
-    const problem = imageProblem(design.background.image);
+    const problem = await imageCheck(design.background.image);
     if (problem) issues.push({ path: ['background', 'image'], message: problem });
   }
 
-  design.elements.forEach((element, i) => {
+  for (const [i, element] of design.elements.entries()) {
     switch (element.type) {
       case 'rect':
         within(i, element.x, element.y, element.width, element.height);
         break;
       case 'image': {
-        const problem = imageProblem(element.src);
+        const problem = await imageCheck(element.src);
         if (problem) issues.push({ path: ['elements', i, 'src'], message: problem });
         within(i, element.x, element.y, element.width, element.height);
         break;
@@ -144,6 +151,6 @@ export function designIssues(design: Design): RenderIssue[] {
         break;
       }
     }
-  });
+  }
   return issues;
 }

@@ -189,7 +189,7 @@ export const Design = Type.Object(
       ),
     ),
     fonts: Type.Optional(Type.Array(DesignFont, { maxItems: 4 })),
-    elements: Type.Array(Type.Union([TextElement, ImageElement, QrElement, RectElement]), { maxItems: 100 }),
+    elements: Type.Array(Type.Union([TextElement, ImageElement, QrElement, RectElement]), { maxItems: 500 }),
   },
   { additionalProperties: false },
 );

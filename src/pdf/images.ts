@@ -1,7 +1,10 @@
 import { deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
+import { readJpeg } from './jpeg.js';
+import { channels, checkPngData, inflatePng, readPng, rowBytes, type PngFile } from './png.js';
 
-// Turns a data URL into the bytes of a PDF image XObject, once per template and thread.
+// Turns a data URL into the bytes of a PDF image XObject, once per template and thread. Every
+// image is held to the size limits by its header before any of it is inflated (png.ts, jpeg.ts).
 
 export interface PdfImage {
   width: number;
@@ -14,14 +17,31 @@ export interface PdfImage {
 
 const dataUrlPattern = /^data:image\/(png|jpeg);base64,([A-Za-z0-9+/=]+)$/;
 
-/** Why an image cannot be used, or undefined when it can (reads it without re-encoding). */
-export function imageProblem(dataUrl: string): string | undefined {
+function imageBytes(dataUrl: string): { type: 'png' | 'jpeg'; bytes: Buffer } {
   const match = dataUrlPattern.exec(dataUrl);
-  if (!match?.[2]) return 'is not a data:image/png or data:image/jpeg base64 URL';
-  const bytes = Buffer.from(match[2], 'base64');
+  if (!match?.[2]) throw new Error('is not a data:image/png or data:image/jpeg base64 URL');
+  return { type: match[1] as 'png' | 'jpeg', bytes: Buffer.from(match[2], 'base64') };
+}
+
+/**
+ * The image's size in pixels, after every check that embedding it needs (PNG data inflated in
+ * chunks, so memory stays small); throws an Error whose message says why the image is unusable.
+ */
+export async function checkImage(
+  type: 'png' | 'jpeg',
+  bytes: Buffer,
+): Promise<{ width: number; height: number }> {
+  if (type === 'jpeg') return readJpeg(bytes);
+  const png = readPng(bytes);
+  await checkPngData(png);
+  return { width: png.width, height: png.height };
+}
+
+/** Why an image data URL cannot be used, or undefined when it can. */
+export async function imageProblem(dataUrl: string): Promise<string | undefined> {
   try {
-    if (match[1] === 'png') readPng(bytes);
-    else decodeJpeg(bytes);
+    const { type, bytes } = imageBytes(dataUrl);
+    await checkImage(type, bytes);
     return undefined;
   } catch (err) {
     return (err as Error).message;
@@ -30,22 +50,85 @@ export function imageProblem(dataUrl: string): string | undefined {
 
 /** Throws an Error whose message says why the image is unusable. */
 export function decodeImage(dataUrl: string): PdfImage {
-  const match = dataUrlPattern.exec(dataUrl);
-  if (!match?.[2]) throw new Error('is not a data:image/png or data:image/jpeg base64 URL');
-  const bytes = Buffer.from(match[2], 'base64');
-  return match[1] === 'png' ? decodePng(bytes) : decodeJpeg(bytes);
+  const { type, bytes } = imageBytes(dataUrl);
+  if (type === 'jpeg') return jpegImage(bytes);
+  const png = readPng(bytes);
+  if (png.interlaced || (png.colorType === 3 && png.transparency)) return decodedPng(bytes);
+  return png.colorType === 4 || png.colorType === 6 ? splitPng(png) : filteredPng(png);
 }
 
-function readPng(bytes: Buffer): { width: number; height: number; data: Buffer } {
+function flateDict(width: number, height: number, colorSpace: string, colors: number, bits: number): string {
+  return (
+    `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace ${colorSpace} ` +
+    `/BitsPerComponent ${bits} /Filter /FlateDecode ` +
+    `/DecodeParms << /Predictor 15 /Colors ${colors} /BitsPerComponent ${bits} /Columns ${width} >>`
+  );
+}
+
+function colorSpace(png: PngFile): string {
+  if (png.colorType === 3) {
+    const palette = png.palette!;
+    return `[/Indexed /DeviceRGB ${palette.length / 3 - 1} <${palette.toString('hex')}>]`;
+  }
+  return png.colorType === 0 || png.colorType === 4 ? '/DeviceGray' : '/DeviceRGB';
+}
+
+// Grey, RGB or palette without alpha: the PNG's own compressed, filtered rows, as they are. A
+// colour key (tRNS of a grey or RGB image) becomes the image's /Mask.
+function filteredPng(png: PngFile): PdfImage {
+  const colors = png.colorType === 3 ? 1 : channels(png.colorType);
+  let dict = flateDict(png.width, png.height, colorSpace(png), colors, png.bitDepth);
+  const key = png.transparency;
+  if (key && png.colorType !== 3 && key.length >= 2 * colors) {
+    const values = Array.from({ length: colors }, (_, i) => key.readUInt16BE(2 * i));
+    dict += ` /Mask [${values.map((v) => `${v} ${v}`).join(' ')}]`;
+  }
+  return { width: png.width, height: png.height, dict, data: Buffer.concat(png.data) };
+}
+
+// Grey or RGB with an alpha channel: each filtered row split into its colour and alpha bytes, the
+// filter byte kept on both (the filters predict from the same channel), then deflated again.
+function splitPng(png: PngFile): PdfImage {
+  const raw = inflatePng(png);
+  const sample = png.bitDepth / 8;
+  const colorBytes = (channels(png.colorType) - 1) * sample;
+  const pixelBytes = colorBytes + sample;
+  const stride = 1 + rowBytes(png, png.width);
+  const color = Buffer.allocUnsafe(png.height * (1 + png.width * colorBytes));
+  const alpha = Buffer.allocUnsafe(png.height * (1 + png.width * sample));
+  let c = 0;
+  let a = 0;
+  for (let row = 0; row < raw.length; row += stride) {
+    color[c++] = raw[row]!;
+    alpha[a++] = raw[row]!;
+    for (let at = row + 1; at < row + stride; at += pixelBytes) {
+      for (let i = 0; i < colorBytes; i++) color[c++] = raw[at + i]!;
+      for (let i = 0; i < sample; i++) alpha[a++] = raw[at + colorBytes + i]!;
+    }
+  }
+  const colors = channels(png.colorType) - 1;
+  return {
+    width: png.width,
+    height: png.height,
+    dict: flateDict(png.width, png.height, colorSpace(png), colors, png.bitDepth),
+    data: deflateSync(color),
+    smask: {
+      dict: flateDict(png.width, png.height, '/DeviceGray', 1, png.bitDepth),
+      data: deflateSync(alpha),
+    },
+  };
+}
+
+// Interlaced images, and palettes with transparency: decoded to 8-bit RGBA (pngjs), then written
+// with the Paeth predictor.
+function decodedPng(bytes: Buffer): PdfImage {
+  let decoded: { width: number; height: number; data: Buffer };
   try {
-    return PNG.sync.read(bytes);
+    decoded = PNG.sync.read(bytes);
   } catch (err) {
     throw new Error(`is not a readable PNG image (${(err as Error).message})`);
   }
-}
-
-function decodePng(bytes: Buffer): PdfImage {
-  const { width, height, data } = readPng(bytes);
+  const { width, height, data } = decoded;
   const pixels = width * height;
   const rgb = Buffer.allocUnsafe(pixels * 3);
   const alpha = Buffer.allocUnsafe(pixels);
@@ -61,27 +144,19 @@ function decodePng(bytes: Buffer): PdfImage {
   const image: PdfImage = {
     width,
     height,
-    dict: imageDict(width, height, '/DeviceRGB', 3),
-    data: deflateSync(paethFilter(rgb, width, height, 3), { level: 9 }),
+    dict: flateDict(width, height, '/DeviceRGB', 3, 8),
+    data: deflateSync(paethFilter(rgb, width, height, 3)),
   };
   if (!opaque) {
     image.smask = {
-      dict: imageDict(width, height, '/DeviceGray', 1),
-      data: deflateSync(paethFilter(alpha, width, height, 1), { level: 9 }),
+      dict: flateDict(width, height, '/DeviceGray', 1, 8),
+      data: deflateSync(paethFilter(alpha, width, height, 1)),
     };
   }
   return image;
 }
 
-function imageDict(width: number, height: number, colorSpace: string, colors: number): string {
-  return (
-    `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace ${colorSpace} ` +
-    `/BitsPerComponent 8 /Filter /FlateDecode ` +
-    `/DecodeParms << /Predictor 15 /Colors ${colors} /BitsPerComponent 8 /Columns ${width} >>`
-  );
-}
-
-// PNG predictor 4 (Paeth) on every row: compresses photos and flat artwork far better than raw samples.
+// PNG predictor 4 (Paeth) on every row.
 function paethFilter(raw: Buffer, width: number, height: number, bpp: number): Buffer {
   const stride = width * bpp;
   const out = Buffer.allocUnsafe(height * (stride + 1));
@@ -104,39 +179,16 @@ function paethFilter(raw: Buffer, width: number, height: number, bpp: number): B
   return out;
 }
 
-function decodeJpeg(bytes: Buffer): PdfImage {
-  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) throw new Error('is not a JPEG image');
-  let at = 2;
-  let adobe = false;
-  while (at + 4 <= bytes.length) {
-    if (bytes[at] !== 0xff) throw new Error('is not a readable JPEG image');
-    const marker = bytes[at + 1] ?? 0;
-    if (marker === 0xff) {
-      at += 1;
-      continue;
-    }
-    const length = bytes.readUInt16BE(at + 2);
-    if (marker === 0xee && bytes.toString('latin1', at + 4, at + 9) === 'Adobe') adobe = true;
-    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isFrame && at + 10 <= bytes.length) {
-      const height = bytes.readUInt16BE(at + 5);
-      const width = bytes.readUInt16BE(at + 7);
-      const components = bytes[at + 9];
-      const colorSpace = components === 1 ? '/DeviceGray' : components === 3 ? '/DeviceRGB' : '/DeviceCMYK';
-      if ((components !== 1 && components !== 3 && components !== 4) || width === 0 || height === 0) {
-        throw new Error('is a JPEG image of an unsupported kind');
-      }
-      const decode = components === 4 && adobe ? ' /Decode [1 0 1 0 1 0 1 0]' : '';
-      return {
-        width,
-        height,
-        dict:
-          `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace ${colorSpace} ` +
-          `/BitsPerComponent 8 /Filter /DCTDecode${decode}`,
-        data: bytes,
-      };
-    }
-    at += 2 + length;
-  }
-  throw new Error('is not a readable JPEG image (no frame header)');
+function jpegImage(bytes: Buffer): PdfImage {
+  const { width, height, components, adobe } = readJpeg(bytes);
+  const colorSpace = components === 1 ? '/DeviceGray' : components === 3 ? '/DeviceRGB' : '/DeviceCMYK';
+  const decode = components === 4 && adobe ? ' /Decode [1 0 1 0 1 0 1 0]' : '';
+  return {
+    width,
+    height,
+    dict:
+      `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace ${colorSpace} ` +
+      `/BitsPerComponent 8 /Filter /DCTDecode${decode}`,
+    data: bytes,
+  };
 }

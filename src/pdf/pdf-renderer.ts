@@ -19,6 +19,8 @@ export type {
 } from './render-types.js';
 export { sealPdf } from './pdf-seal.js';
 export { designIssues, sampleValues } from './design-issues.js';
+export { createFileChecker, type FileChecker } from './file-checker.js';
+export { NOT_A_FONT } from './font-check.js';
 
 export interface PdfRenderer {
   /** One outcome per item, in the same order. */

@@ -29,7 +29,9 @@ export function subsetTrueType(font: TrueTypeFont, list: GlyphList): Buffer {
     if (source.length >= 10 && source.readInt16BE(0) < 0) {
       data = Buffer.from(source);
       let at = 10;
-      for (;;) {
+      // A component record cut short by the end of the glyph ends the list (an uploaded font may be
+      // anything): what was read stays.
+      while (at + 6 <= data.length) {
         const flags = data.readUInt16BE(at);
         const component = data.readUInt16BE(at + 2);
         let mapped = index.get(component);

@@ -263,7 +263,7 @@ describe('dashboard: design studio forms', () => {
       [
         'broken.png',
         broken,
-        /The PNG image is broken and cannot be used: it is not a readable PNG image/,
+        /The PNG image cannot be used: it is a damaged PNG image \(the IDAT chunk fails its CRC check\)/,
         422,
       ],
       [

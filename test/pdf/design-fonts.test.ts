@@ -50,7 +50,7 @@ describe("a design's own fonts", () => {
 
   it('draws with the own font first, and the bundled fallbacks for what it lacks', async () => {
     const design = withFont([{ name: 'brand', src: asDataUrl(mono), fallback: 'serif-bold' }]);
-    assert.deepEqual(designIssues(design), []);
+    assert.deepEqual(await designIssues(design), []);
     const name = 'Ada Lovelace 王小明 प्रिया';
     const [outcome] = await renderer.render({ id: 'own', version: '1', design }, [
       values({ recipientName: name }),
@@ -66,9 +66,10 @@ describe("a design's own fonts", () => {
     assert.match(pdfText(pdf), /Awarded to/);
   });
 
-  it('is checked when the template is created: names, unknown fonts, unusable files', () => {
-    const issues = (design: Design) => designIssues(design).map((i) => [i.path.join('.'), i.message]);
-    assert.deepEqual(issues(withFont([{ name: 'brand', src: asDataUrl(mono) }], 'other')), [
+  it('is checked when the template is created: names, unknown fonts, unusable files', async () => {
+    const issues = async (design: Design) =>
+      (await designIssues(design)).map((i) => [i.path.join('.'), i.message]);
+    assert.deepEqual(await issues(withFont([{ name: 'brand', src: asDataUrl(mono) }], 'other')), [
       [
         'elements.0.font',
         '"other" is neither a bundled font (sans, sans-bold, serif, serif-bold) nor one of the design\'s fonts',
@@ -78,15 +79,17 @@ describe("a design's own fonts", () => {
         '"other" is neither a bundled font (sans, sans-bold, serif, serif-bold) nor one of the design\'s fonts',
       ],
     ]);
-    const [cff] = issues(withFont([{ name: 'brand', src: asDataUrl(cffLike()) }]));
+    const [cff] = await issues(withFont([{ name: 'brand', src: asDataUrl(cffLike()) }]));
     assert.deepEqual(cff, [
       'fonts.0.src',
       'has PostScript (CFF) outlines: only fonts with TrueType outlines can be embedded (convert it to TTF)',
     ]);
-    const [garbage] = issues(withFont([{ name: 'brand', src: asDataUrl(Buffer.from('not a font at all')) }]));
+    const [garbage] = await issues(
+      withFont([{ name: 'brand', src: asDataUrl(Buffer.from('not a font at all')) }]),
+    );
     assert.equal(garbage?.[0], 'fonts.0.src');
-    assert.match(garbage?.[1] ?? '', /^is not a usable TrueType\/OpenType font/);
-    const twice = issues(
+    assert.equal(garbage?.[1], 'is not a TrueType or OpenType font');
+    const twice = await issues(
       withFont([
         { name: 'brand', src: asDataUrl(mono) },
         { name: 'brand', src: asDataUrl(mono) },

@@ -23,10 +23,10 @@ function minimal(elements: Design['elements']): Design {
 describe('sample designs', () => {
   // The gallery of the design studio (src/modules/templates/gallery.ts) is these four.
   for (const name of ['course-completion', 'event-attendance', 'diploma-portrait', 'minimal-modern']) {
-    it(`${name} is a valid design without issues, and renders its sample values`, () => {
+    it(`${name} is a valid design without issues, and renders its sample values`, async () => {
       const design = loadDesign(name);
       assert.ok(Value.Check(Design, design), JSON.stringify([...Value.Errors(Design, design)].slice(0, 3)));
-      assert.deepEqual(designIssues(design), []);
+      assert.deepEqual(await designIssues(design), []);
       const sample = sampleValues(design);
       assert.match(sample.issuedAt, /^\d{4}-\d\d-\d\dT/);
       for (const field of design.fields) assert.equal(typeof sample.data[field.key], 'string');
@@ -54,8 +54,8 @@ describe('sample values', () => {
 });
 
 describe('designIssues', () => {
-  it('finds unknown placeholders and undeclared data keys, with the element path', () => {
-    const issues = designIssues(
+  it('finds unknown placeholders and undeclared data keys, with the element path', async () => {
+    const issues = await designIssues(
       minimal([
         { type: 'text', text: 'Hello {{recipient.name}}', x: 10, y: 10, width: 200 },
         { type: 'text', text: 'Dear {{ recipient.email }}', x: 10, y: 40, width: 200 },
@@ -82,8 +82,8 @@ describe('designIssues', () => {
     assert.match(issues[2]?.message ?? '', /unknown placeholder \{\{certificate\.code\}\}/);
   });
 
-  it('finds static text no font can draw (emoji), and a stray brace', () => {
-    const issues = designIssues(
+  it('finds static text no font can draw (emoji), and a stray brace', async () => {
+    const issues = await designIssues(
       minimal([
         { type: 'text', text: 'Well done 🎓', x: 10, y: 10, width: 200 },
         { type: 'text', text: 'Hello {{recipient.name}', x: 10, y: 40, width: 200 },
@@ -98,7 +98,7 @@ describe('designIssues', () => {
     );
   });
 
-  it('finds images that cannot be decoded', () => {
+  it('finds images that cannot be decoded', async () => {
     const design = minimal([
       { type: 'image', src: onePixelPng, x: 0, y: 0, width: 10, height: 10 },
       { type: 'image', src: 'data:image/png;base64,AAAA', x: 0, y: 0, width: 10, height: 10 },
@@ -106,7 +106,7 @@ describe('designIssues', () => {
     ]);
     design.background = { image: 'data:image/png;base64,iVBORw0KGgo=' };
     assert.deepEqual(
-      designIssues(design).map((i) => i.path),
+      (await designIssues(design)).map((i) => i.path),
       [
         ['background', 'image'],
         ['elements', 1, 'src'],
@@ -115,8 +115,8 @@ describe('designIssues', () => {
     );
   });
 
-  it('finds elements that leave the page', () => {
-    const issues = designIssues(
+  it('finds elements that leave the page', async () => {
+    const issues = await designIssues(
       minimal([
         { type: 'text', text: 'Fits', x: 100, y: 100, width: 300, size: 20 },
         { type: 'text', text: 'Too wide', x: 150, y: 100, width: 300 },
@@ -138,8 +138,8 @@ describe('designIssues', () => {
     assert.match(issues[0]?.message ?? '', /right edge of the page \(450 > 400\)/);
   });
 
-  it('checks minSize against size and the static text', () => {
-    const issues = designIssues(
+  it('checks minSize against size and the static text', async () => {
+    const issues = await designIssues(
       minimal([
         { type: 'text', text: '{{recipient.name}}', x: 10, y: 10, width: 200, size: 12, minSize: 20 },
         {

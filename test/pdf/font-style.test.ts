@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { bundledFace, bundledFacePath } from '../../src/pdf/font-catalog.js';
 import { fontStyle, parseTrueType } from '../../src/pdf/truetype-font.js';
-import { uploadedFont } from '../../src/modules/templates/uploads.js';
+import { createFileChecker } from '../../src/pdf/file-checker.js';
+import { createUploadsService } from '../../src/modules/templates/uploads.js';
 
 // What a font says it is (its family and weight), read from its own tables for the studio's names,
 // and never a crash on a font whose name table is broken: an upload may be anything.
@@ -22,6 +23,10 @@ function tableRecord(font: Buffer, tag: string): { at: number; offset: number; l
 }
 
 describe('font style', () => {
+  const checker = createFileChecker({ threads: 1 });
+  const uploads = createUploadsService({ checker: () => checker });
+  after(() => checker.close());
+
   it('reads the family and the weight of the bundled fonts', () => {
     assert.deepEqual(fontStyle(parseTrueType(fontFile('dejavu-sans'))), {
       family: 'DejaVu Sans',
@@ -53,12 +58,12 @@ describe('font style', () => {
     assert.match(style.family!, /^DejaVu Sa/);
   });
 
-  it('a name table cut short: no family, and the upload is still taken', () => {
+  it('a name table cut short: no family, and the upload is still taken', async () => {
     const font = Buffer.from(fontFile('dejavu-sans-bold'));
     const name = tableRecord(font, 'name');
     font.writeUInt32BE(10, name.at + 12);
     assert.deepEqual(fontStyle(parseTrueType(font)), { family: undefined, bold: true });
-    const upload = uploadedFont(font);
+    const upload = await uploads.font(font);
     assert.deepEqual([upload.family, upload.bold], [null, true]);
   });
 });

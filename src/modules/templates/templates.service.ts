@@ -74,17 +74,23 @@ export function templateView(row: repo.TemplateRow): TemplateView {
 }
 
 const validateDesign = compileBodyValidator(Design);
-const validateElement: Record<string, ReturnType<typeof compileBodyValidator>> = {
-  text: compileBodyValidator(TextElement),
-  image: compileBodyValidator(ImageElement),
-  qr: compileBodyValidator(QrElement),
-  rect: compileBodyValidator(RectElement),
-};
+const validateElement = new Map<string, ReturnType<typeof compileBodyValidator>>([
+  ['text', compileBodyValidator(TextElement)],
+  ['image', compileBodyValidator(ImageElement)],
+  ['qr', compileBodyValidator(QrElement)],
+  ['rect', compileBodyValidator(RectElement)],
+]);
+
+/** Decisions section 25: a design at most 2 MiB (each distinct image or font counted once). */
+export const DESIGN_MAX_BYTES = 2 * 1024 * 1024;
+const DESIGN_MAX_TEXT = '2 MiB';
 
 // An element that matches none of the element types only gets "must match a schema in anyOf" from
-// the union: check it against the schema of its own `type`, which says what is actually wrong.
+// the union: check it against the schema of its own `type` (an own key of the map, never one of
+// Object's), which says what is actually wrong.
 function schemaIssues(input: unknown): Issue[] {
-  const elements = (input as { elements?: unknown }).elements;
+  const elements =
+    input && typeof input === 'object' ? (input as { elements?: unknown }).elements : undefined;
   return toIssues(validateDesign.errors ?? []).flatMap((issue): Issue[] => {
     const [first, index] = issue.path;
     if (
@@ -95,14 +101,14 @@ function schemaIssues(input: unknown): Issue[] {
     ) {
       return [issue];
     }
-    const element = elements[index] as { type?: unknown } | null;
-    const type = element && typeof element === 'object' ? element.type : undefined;
-    const validate = typeof type === 'string' ? validateElement[type] : undefined;
+    const element: unknown = elements[index];
+    const type = element && typeof element === 'object' ? (element as { type?: unknown }).type : undefined;
+    const validate = typeof type === 'string' ? validateElement.get(type) : undefined;
     if (!validate) {
       return [
         {
           path: [...issue.path, 'type'],
-          message: `must be one of ${Object.keys(validateElement).join(', ')}`,
+          message: `must be one of ${[...validateElement.keys()].join(', ')}`,
         },
       ];
     }
@@ -110,30 +116,53 @@ function schemaIssues(input: unknown): Issue[] {
   });
 }
 
-// Checks a design beyond its schema (placeholders, images, layout); supplied by the PDF renderer.
-export type DesignChecker = (design: Design) => Issue[];
+// The design's size as stored, with each distinct data URL (an image or font used by several
+// elements) counted once.
+function designBytes(design: Design): number {
+  const seen = new Set<string>();
+  let repeated = 0;
+  const note = (src: string | undefined) => {
+    if (src === undefined) return;
+    if (seen.has(src)) repeated += Buffer.byteLength(src) + 2;
+    else seen.add(src);
+  };
+  note(design.background?.image);
+  for (const element of design.elements) if (element.type === 'image') note(element.src);
+  for (const font of design.fonts ?? []) note(font.src);
+  return Buffer.byteLength(JSON.stringify(design)) - repeated;
+}
 
-export function parseDesign(input: unknown, check?: DesignChecker): Design {
-  if (!validateDesign(input)) {
-    const issues = schemaIssues(input);
-    throw new ValidationError(
-      issues,
-      `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
-    );
-  }
+function invalid(issues: Issue[]): never {
+  throw new ValidationError(
+    issues,
+    `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
+  );
+}
+
+// Checks a design beyond its schema (placeholders, images, fonts, layout); supplied by the PDF
+// renderer's file checker, which reads the design's files away from the event loop.
+export type DesignChecker = (design: Design) => Promise<Issue[]>;
+
+/** A valid design, or a ValidationError (422) whatever the input: it never throws anything else. */
+export async function parseDesign(input: unknown, check?: DesignChecker): Promise<Design> {
+  if (!validateDesign(input)) invalid(schemaIssues(input));
   const design = input as Design;
+  const size = designBytes(design);
+  if (size > DESIGN_MAX_BYTES) {
+    invalid([
+      {
+        path: [],
+        message: `is ${(size / 1048576).toFixed(1)} MiB: a design may be at most ${DESIGN_MAX_TEXT}, its images and fonts included`,
+      },
+    ]);
+  }
   const keys = design.fields.map((f) => f.key);
   const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
   const issues: Issue[] = duplicate
     ? [{ path: ['fields'], message: `duplicate field key "${duplicate}"` }]
     : [];
-  issues.push(...(check?.(design) ?? []));
-  if (issues.length > 0) {
-    throw new ValidationError(
-      issues,
-      `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
-    );
-  }
+  issues.push(...((await check?.(design)) ?? []));
+  if (issues.length > 0) invalid(issues);
   return design;
 }
 
@@ -182,7 +211,7 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
 
   return {
     // A design checked exactly like create (for previews of unsaved designs).
-    parse(designInput: unknown): Design {
+    parse(designInput: unknown): Promise<Design> {
       return parseDesign(designInput, deps.checkDesign);
     },
 
@@ -200,13 +229,13 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
 
     // A published template, as `certsvc template create` has always made.
     async create(accountId: string, designInput: unknown): Promise<TemplateView> {
-      const design = parseDesign(designInput, deps.checkDesign);
+      const design = await parseDesign(designInput, deps.checkDesign);
       return templateView(await insert(accountId, design, 'active', 'created'));
     },
 
     // The dashboard's new templates: drafts, unseen by the API until published.
     async createDraft(accountId: string, designInput: unknown, note = 'created'): Promise<WorkingTemplate> {
-      const design = parseDesign(designInput, deps.checkDesign);
+      const design = await parseDesign(designInput, deps.checkDesign);
       return workingView(await insert(accountId, design, 'draft', note));
     },
 
@@ -247,7 +276,7 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
       designInput: unknown,
       opts: { publish?: boolean } = {},
     ): Promise<WorkingTemplate & { saved: boolean }> {
-      const design = parseDesign(designInput, deps.checkDesign);
+      const design = await parseDesign(designInput, deps.checkDesign);
       const current = await this.working(accountId, id);
       // Nothing changed: no new version (Publish then publishes the newest one).
       if (sameDesign(design, current.design)) {
@@ -334,7 +363,7 @@ export function createTemplatesService(deps: { db: Db; checkDesign?: DesignCheck
     // Validated exactly like create; the id stays, so integrations keep working. A new version,
     // issued at once (a draft stays a draft).
     async update(id: string, designInput: unknown): Promise<TemplateView> {
-      const design = parseDesign(designInput, deps.checkDesign);
+      const design = await parseDesign(designInput, deps.checkDesign);
       const row = await repo.findWithDesign(db, id);
       if (!row) throw new NotFoundError('Template');
       if (row.status === 'archived') throw new ConflictError('An archived template cannot be updated');
