@@ -63,6 +63,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   });
 
   // The PDFs of the current search (the newest 5,000: ZIP_MAX), as one ZIP streamed while it is read.
+  // Like every download that counts, refused when it comes from another site (downloads.ts).
   app.get('/certificates/pdfs.zip', { preHandler: signIn }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const { filter } = searchOf(request.query as Record<string, string | undefined>);
@@ -111,7 +112,8 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
       .send(body);
   });
 
-  // The frozen PDF, as the API serves it (and counted as a download the same way).
+  // The frozen PDF, as the API serves it (and counted as a download the same way; refused when the
+  // request comes from another site: downloads.ts).
   app.get('/certificates/:id/pdf', { preHandler: signIn }, async (request, reply) => {
     const pdf = await certificates.pdf(
       signedIn(request).user.accountId,

@@ -12,6 +12,7 @@ import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
 import { DASHBOARD_HEADERS, errorPage } from './html.js';
 import type { DashboardDeps } from './deps.js';
+import { guardDownloads } from './downloads.js';
 import { keysRoutes } from './keys.routes.js';
 import { importsPages } from './imports.routes.js';
 import { csrfToken } from './params.js';
@@ -120,6 +121,8 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   app.addHook('onRoute', (route) => {
     route.schema = { ...(route.schema ?? {}), hide: true };
   });
+  // Downloads (a PDF, the ZIP exports) count only when they come from this site (decisions 25).
+  app.addHook('onRoute', guardDownloads);
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers(DASHBOARD_HEADERS);
   });
