@@ -33,6 +33,13 @@ async function makePdf(text: string): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+// Random bytes that start like neither a PDF nor JSON (0xff is never text in UTF-8).
+function binary(n: number): Buffer {
+  const bytes = randomBytes(n);
+  if (n > 0) bytes[0] = 0xff;
+  return bytes;
+}
+
 function flipOneByte(pdf: Buffer): Buffer {
   const copy = Buffer.from(pdf);
   const i = Math.floor(copy.length / 2);
@@ -77,6 +84,8 @@ function revokedView(overrides: Partial<VerifyView> = {}): VerifyView {
 
 interface CheckOutcome {
   result: string;
+  // What the page took the file for, by its content: pdf, credential or other.
+  kind: string | null;
   message: string;
   sha256: string | null;
   engine: string | null;
@@ -84,27 +93,33 @@ interface CheckOutcome {
 
 // Hands a file to the page's "Check a PDF" section, by the file input or by a drop event carrying a
 // DataTransfer, and waits for the verdict.
-async function checkFile(page: Page, bytes: Buffer, via: 'input' | 'drop', name = 'certificate.pdf') {
+async function checkFile(
+  page: Page,
+  bytes: Buffer,
+  via: 'input' | 'drop',
+  name = 'certificate.pdf',
+  mimeType = 'application/pdf',
+) {
   await page.evaluate(() => document.getElementById('pdf-check-result')!.removeAttribute('data-result'));
   if (via === 'input') {
-    await page.setInputFiles('#pdf-file', { name, mimeType: 'application/pdf', buffer: bytes });
+    await page.setInputFiles('#pdf-file', { name, mimeType, buffer: bytes });
   } else {
     const dataTransfer = await page.evaluateHandle(
-      ({ b64, fileName }) => {
+      ({ b64, fileName, type }) => {
         const raw = atob(b64);
         const data = new Uint8Array(raw.length);
         for (let i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
         const dt = new DataTransfer();
-        dt.items.add(new File([data], fileName, { type: 'application/pdf' }));
+        dt.items.add(new File([data], fileName, { type }));
         return dt;
       },
-      { b64: bytes.toString('base64'), fileName: name },
+      { b64: bytes.toString('base64'), fileName: name, type: mimeType },
     );
     await page.dispatchEvent('#pdf-drop', 'drop', { dataTransfer });
     await dataTransfer.dispose();
   }
   await page.waitForFunction(() =>
-    ['match', 'mismatch', 'error'].includes(
+    ['match', 'mismatch', 'error', 'unsupported'].includes(
       document.getElementById('pdf-check-result')!.getAttribute('data-result') ?? '',
     ),
   );
@@ -112,6 +127,7 @@ async function checkFile(page: Page, bytes: Buffer, via: 'input' | 'drop', name 
     const el = document.getElementById('pdf-check-result')!;
     return {
       result: el.getAttribute('data-result')!,
+      kind: el.getAttribute('data-kind'),
       message: el.innerText,
       sha256: el.getAttribute('data-sha256'),
       engine: el.getAttribute('data-engine'),
@@ -404,8 +420,9 @@ describe('verification page rendering (served by a local server with the CSP)', 
     const inputs: [string, Buffer][] = [
       ['empty', Buffer.alloc(0)],
       ['abc', Buffer.from('abc')],
-      ...[55, 56, 63, 64, 65, 119, 120, 1000].map((n): [string, Buffer] => [`${n} bytes`, randomBytes(n)]),
-      ['1.5 MB', randomBytes(1.5 * 1024 * 1024 + 7)],
+      ...[55, 56, 63, 64, 65, 119, 120, 1000].map((n): [string, Buffer] => [`${n} bytes`, binary(n)]),
+      // Starts like a PDF, so that the page compares it (it is the expected file).
+      ['1.5 MB', Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(1.5 * 1024 * 1024 - 2)])],
       ['pdf', await makePdf('fallback')],
     ];
     const big = inputs[inputs.length - 2]![1];
@@ -423,7 +440,9 @@ describe('verification page rendering (served by a local server with the CSP)', 
         const outcome = await checkFile(page, bytes, 'input', `${label}.pdf`);
         assert.equal(outcome.engine, 'js', label);
         assert.equal(outcome.sha256, sha256Hex(bytes), label);
-        assert.equal(outcome.result, bytes === big ? 'match' : 'mismatch', label);
+        // Judged by content: only the PDF among them is one; the rest are neither PDF nor JSON.
+        const expected = bytes === big ? 'match' : label === 'pdf' ? 'mismatch' : 'unsupported';
+        assert.equal(outcome.result, expected, label);
       }
       assert.equal(
         sha256Hex(Buffer.from('abc')),
@@ -560,6 +579,90 @@ describe('verification page through the app', { skip }, () => {
       assert.deepEqual(opened.errors, []);
     } finally {
       await opened.close();
+    }
+  });
+
+  it('judges a dropped file by its first bytes, whatever its name or type says', async () => {
+    const cert = await issue('Katherine Johnson');
+    const credential = Buffer.from(
+      await (await api('GET', `/certificates/${cert.id}/credential`)).arrayBuffer(),
+    );
+    const pdf = Buffer.from(await (await api('GET', `/certificates/${cert.id}/pdf`)).arrayBuffer());
+    assert.equal(credential.subarray(0, 1).toString(), '{');
+    const opened = await openPage(browser, `${base}/verify/${cert.uniqueCode}`);
+    try {
+      const { page } = opened;
+      // The credential under names and types that say otherwise, by the input and by a drop.
+      for (const [name, type, via] of [
+        ['credential.vc', '', 'input'],
+        ['credential.vc', 'application/vc', 'drop'],
+        ['credential.pdf', 'application/pdf', 'input'],
+        ['credential.pdf', 'application/pdf', 'drop'],
+        ['credential.txt', 'text/plain', 'input'],
+        ['credential.txt', 'text/plain', 'drop'],
+      ] as const) {
+        const outcome = await checkFile(page, credential, via, name, type);
+        assert.equal(outcome.kind, 'credential', `${name} by ${via}`);
+        assert.equal(outcome.result, 'match', `${name} by ${via}: ${outcome.message}`);
+        assert.match(outcome.message, /This credential matches the original signed credential/);
+      }
+      // A credential after a byte-order mark and whitespace is still JSON: another file, so a
+      // credential that does not match (not "This PDF does not match").
+      const padded = Buffer.concat([Buffer.from('\ufeff \r\n\t'), credential]);
+      const other = await checkFile(page, padded, 'drop', 'credential.pdf');
+      assert.equal(other.kind, 'credential');
+      assert.equal(other.result, 'mismatch');
+      assert.match(other.message, /This credential does not match/);
+      assert.doesNotMatch(other.message, /This PDF/);
+
+      // The PDF named and typed as JSON.
+      for (const via of ['input', 'drop'] as const) {
+        const outcome = await checkFile(page, pdf, via, 'certificate.json', 'application/json');
+        assert.equal(outcome.kind, 'pdf', via);
+        assert.equal(outcome.result, 'match', `${via}: ${outcome.message}`);
+        assert.match(outcome.message, /This PDF matches the original certificate/);
+      }
+
+      // Neither: random bytes (and a PNG's signature, and text) under either kind of name.
+      const png = Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        randomBytes(200),
+      ]);
+      for (const [bytes, name, via] of [
+        [binary(4096), 'certificate.pdf', 'input'],
+        [binary(4096), 'credential.json', 'drop'],
+        [png, 'certificate.pdf', 'drop'],
+        [Buffer.from('  %PDF-1.7 (not at the start)'), 'certificate.pdf', 'input'],
+        [Buffer.alloc(0), 'credential.json', 'input'],
+      ] as const) {
+        const outcome = await checkFile(page, bytes, via, name, 'application/octet-stream');
+        assert.equal(outcome.kind, 'other', name);
+        assert.equal(outcome.result, 'unsupported', name);
+        assert.match(outcome.message, /This file is neither a PDF nor a credential \(JSON\)\./);
+        assert.match(outcome.message, new RegExp(`“${name.replace('.', '\\.')}”`));
+        assert.doesNotMatch(outcome.message, /does not match/);
+      }
+      // It is shown as a refusal, like a mismatch.
+      assert.equal(
+        await page.evaluate(
+          () => getComputedStyle(document.getElementById('pdf-check-result')!).backgroundColor,
+        ),
+        'rgb(254, 243, 242)',
+      );
+      assert.deepEqual(await opened.cspViolations(), []);
+      assert.deepEqual(opened.errors, []);
+    } finally {
+      await opened.close();
+    }
+    // The same verdict in the page's language.
+    const french = await openPage(browser, `${base}/verify/${cert.uniqueCode}?lang=fr`);
+    try {
+      const outcome = await checkFile(french.page, binary(100), 'drop', 'attestation.pdf');
+      assert.equal(outcome.result, 'unsupported');
+      assert.match(outcome.message, /Ce fichier n’est ni un PDF ni une attestation \(JSON\)\./);
+      assert.match(outcome.message, /«\u00a0attestation\.pdf\u00a0»/);
+    } finally {
+      await french.close();
     }
   });
 

@@ -147,6 +147,17 @@ export function verifyPageClient(): void {
     return { hash: hex(sha256Fallback(new Uint8Array(bytes))), engine: 'js' };
   }
 
+  // What the file is, by its first bytes and never by its name or type (a credential saved as
+  // credential.vc, a PDF renamed .json): `%PDF-` is a PDF; `{` after an optional UTF-8 byte-order
+  // mark and JSON whitespace is a credential (JSON); anything else is neither.
+  function kindOf(bytes: Uint8Array): 'pdf' | 'credential' | 'other' {
+    const pdf = [0x25, 0x50, 0x44, 0x46, 0x2d];
+    if (bytes.length >= pdf.length && pdf.every((b, i) => bytes[i] === b)) return 'pdf';
+    let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    while (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d) i++;
+    return bytes[i] === 0x7b ? 'credential' : 'other';
+  }
+
   function show(state: string, text: string, extra: string): void {
     result!.setAttribute('data-result', state);
     message!.textContent = text;
@@ -158,14 +169,19 @@ export function verifyPageClient(): void {
     const run = ++latest;
     result!.removeAttribute('data-sha256');
     result!.removeAttribute('data-engine');
+    result!.removeAttribute('data-kind');
     show('pending', say('checking', file.name), '');
     try {
-      const { hash, engine } = await digest(await file.arrayBuffer());
+      const bytes = await file.arrayBuffer();
+      const { hash, engine } = await digest(bytes);
       if (run !== latest) return;
+      const kind = kindOf(new Uint8Array(bytes, 0, Math.min(bytes.byteLength, 1024)));
       result!.setAttribute('data-sha256', hash);
       result!.setAttribute('data-engine', engine);
-      const isCredential = /\.json$/i.test(file.name) || /json/.test(file.type);
-      if (isCredential) {
+      result!.setAttribute('data-kind', kind);
+      if (kind === 'other') {
+        show('unsupported', say('notPdfOrCredential'), say('notPdfOrCredentialDetail', file.name));
+      } else if (kind === 'credential') {
         if (credential && hash === credential) {
           show(
             'match',

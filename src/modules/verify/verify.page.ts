@@ -70,7 +70,7 @@ section.check p{margin:0 0 .8rem;color:#475467}
 .result .msg{font-weight:700;font-size:1.05rem}
 .check .result .detail{margin-top:.2rem;font-size:.92rem;overflow-wrap:anywhere}
 .result[data-result=match]{background:#ecfdf3;border-color:#75e0a7;color:#05603a}
-.result[data-result=mismatch],.result[data-result=error]{background:#fef3f2;border-color:#fda29b;color:#912018}
+.result[data-result=mismatch],.result[data-result=error],.result[data-result=unsupported]{background:#fef3f2;border-color:#fda29b;color:#912018}
 .check .hash{margin:1rem 0 0;font-size:.8rem;color:#667085}
 .hash code{display:block;font-size:.78rem;overflow-wrap:anywhere;word-break:break-all}
 section.share{padding:1.25rem}
@@ -332,6 +332,8 @@ const CLIENT_MESSAGES = {
   credentialMismatch: 'check.credentialMismatch',
   credentialNone: 'check.credentialNone',
   mismatchDetail: 'check.mismatchDetail',
+  notPdfOrCredential: 'check.notPdfOrCredential',
+  notPdfOrCredentialDetail: 'check.notPdfOrCredentialDetail',
   error: 'check.error',
 } as const;
 
@@ -379,7 +381,7 @@ ${share(view, state, lang)}
 <label class="drop" id="pdf-drop" for="pdf-file">
 <strong>${messageHtml(lang, 'check.drop')}</strong>
 <span>${messageHtml(lang, 'check.choose')}</span>
-<input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf,application/json,application/vc,.json">
+<input class="sr-only" type="file" id="pdf-file" accept="application/pdf,.pdf,application/json,application/vc,application/ld+json,.json,.jsonld,.vc">
 </label>
 <div class="result" id="pdf-check-result" role="status" aria-live="polite" hidden>
 <p class="msg" id="pdf-check-message"></p>

@@ -60,6 +60,9 @@ export const ar: Catalog = {
   'check.credentialMismatch': 'لا يطابق هذا الاعتماد الأصل: ليس هو الملف الذي صدر.',
   'check.credentialNone': 'صدرت هذه الشهادة قبل أن تحمل الشهادات اعتمادًا موقّعًا.',
   'check.mismatchDetail': 'ربما عُدّل الملف «{file}»، أو أنه يخص شهادة أخرى.',
+  'check.notPdfOrCredential': 'هذا الملف ليس ملف PDF ولا اعتمادًا (JSON).',
+  'check.notPdfOrCredentialDetail':
+    'أيًّا كان اسمه، لا يحتوي «{file}» على ملف PDF ولا على اعتماد، لذا لا يمكن مقارنته بهذه الشهادة.',
   'check.error': 'تعذّرت قراءة هذا الملف. يُرجى المحاولة مرة أخرى.',
   'page.footer': 'صفحة التحقق من الشهادة {code}',
   'page.language': 'اللغة',

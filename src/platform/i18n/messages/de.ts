@@ -67,6 +67,9 @@ export const de: Catalog = {
     'Dieses Zertifikat wurde ausgestellt, bevor Zertifikate einen signierten Nachweis enthielten.',
   'check.mismatchDetail':
     'Die Datei „{file}“ wurde möglicherweise bearbeitet oder gehört zu einem anderen Zertifikat.',
+  'check.notPdfOrCredential': 'Diese Datei ist weder ein PDF noch ein Nachweis (JSON).',
+  'check.notPdfOrCredentialDetail':
+    'Unabhängig von ihrem Namen enthält „{file}“ weder ein PDF noch einen Nachweis und kann daher nicht mit diesem Zertifikat verglichen werden.',
   'check.error': 'Diese Datei konnte nicht gelesen werden. Bitte versuchen Sie es erneut.',
   'page.footer': 'Prüfseite für das Zertifikat {code}',
   'page.language': 'Sprache',

@@ -62,6 +62,9 @@ export const en = {
     'This credential does not match the original: it is not the file that was issued.',
   'check.credentialNone': 'This certificate was issued before certificates carried a signed credential.',
   'check.mismatchDetail': 'The file “{file}” may have been edited, or belongs to another certificate.',
+  'check.notPdfOrCredential': 'This file is neither a PDF nor a credential (JSON).',
+  'check.notPdfOrCredentialDetail':
+    'Whatever its name says, “{file}” holds neither a PDF nor a credential, so it cannot be compared with this certificate.',
   'check.error': 'This file could not be read. Please try again.',
   'page.footer': 'Verification page for certificate {code}',
   'page.language': 'Language',

@@ -64,6 +64,9 @@ export const es: Catalog = {
     'Este certificado se emitió antes de que los certificados llevaran una credencial firmada.',
   'check.mismatchDetail':
     'Es posible que el archivo «{file}» se haya modificado o que pertenezca a otro certificado.',
+  'check.notPdfOrCredential': 'Este archivo no es un PDF ni una credencial (JSON).',
+  'check.notPdfOrCredentialDetail':
+    'Diga lo que diga su nombre, «{file}» no contiene un PDF ni una credencial, así que no se puede comparar con este certificado.',
   'check.error': 'No se pudo leer este archivo. Inténtelo de nuevo.',
   'page.footer': 'Página de verificación del certificado {code}',
   'page.language': 'Idioma',

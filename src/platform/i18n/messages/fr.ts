@@ -65,6 +65,9 @@ export const fr: Catalog = {
     'Ce certificat a été délivré avant que les certificats ne soient accompagnés d’une attestation signée.',
   'check.mismatchDetail':
     'Le fichier « {file} » a peut-être été modifié, ou appartient à un autre certificat.',
+  'check.notPdfOrCredential': 'Ce fichier n’est ni un PDF ni une attestation (JSON).',
+  'check.notPdfOrCredentialDetail':
+    'Quel que soit son nom, « {file} » ne contient ni un PDF ni une attestation : il ne peut pas être comparé à ce certificat.',
   'check.error': 'Ce fichier n’a pas pu être lu. Veuillez réessayer.',
   'page.footer': 'Page de vérification du certificat {code}',
   'page.language': 'Langue',

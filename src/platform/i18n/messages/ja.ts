@@ -61,6 +61,9 @@ export const ja: Catalog = {
   'check.credentialMismatch': 'このクレデンシャルは原本と一致しません。発行されたファイルではありません。',
   'check.credentialNone': 'この証明書は、証明書に署名済みクレデンシャルが付く前に発行されました。',
   'check.mismatchDetail': 'ファイル「{file}」は編集されたか、別の証明書のものである可能性があります。',
+  'check.notPdfOrCredential': 'このファイルは PDF でもクレデンシャル（JSON）でもありません。',
+  'check.notPdfOrCredentialDetail':
+    '名前にかかわらず、「{file}」の中身は PDF でもクレデンシャルでもないため、この証明書と照合できません。',
   'check.error': 'このファイルを読み込めませんでした。もう一度お試しください。',
   'page.footer': '証明書 {code} の検証ページ',
   'page.language': '言語',

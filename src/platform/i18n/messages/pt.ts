@@ -63,6 +63,9 @@ export const pt: Catalog = {
   'check.credentialNone':
     'Este certificado foi emitido antes de os certificados terem uma credencial assinada.',
   'check.mismatchDetail': 'O arquivo “{file}” pode ter sido alterado ou pertencer a outro certificado.',
+  'check.notPdfOrCredential': 'Este arquivo não é um PDF nem uma credencial (JSON).',
+  'check.notPdfOrCredentialDetail':
+    'Seja qual for o nome, “{file}” não contém um PDF nem uma credencial, por isso não pode ser comparado com este certificado.',
   'check.error': 'Não foi possível ler este arquivo. Tente novamente.',
   'page.footer': 'Página de verificação do certificado {code}',
   'page.language': 'Idioma',

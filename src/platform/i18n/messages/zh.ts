@@ -60,6 +60,9 @@ export const zh: Catalog = {
   'check.credentialMismatch': '此凭证与原件不一致：它不是颁发的文件。',
   'check.credentialNone': '此证书颁发时，证书尚未附带签名凭证。',
   'check.mismatchDetail': '文件“{file}”可能已被修改，或属于另一份证书。',
+  'check.notPdfOrCredential': '此文件既不是 PDF，也不是凭证（JSON）。',
+  'check.notPdfOrCredentialDetail':
+    '无论文件名是什么，“{file}”的内容既不是 PDF 也不是凭证，因此无法与此证书进行比对。',
   'check.error': '无法读取此文件，请重试。',
   'page.footer': '证书 {code} 的验证页面',
   'page.language': '语言',
