@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { browserSkipReason } from '../helpers/browser.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { signedInMember, type FormClient } from './form-client.js';
+import { createUser, newPage, signIn, startDashboard, type DashboardEnv } from './support.js';
 
 // Decisions section 25, docs/dashboard.md "Downloads count only from the dashboard": a foreign page
 // can navigate a signed-in browser (the SameSite=Lax session cookie goes along) to a dashboard
@@ -125,3 +129,71 @@ describe('dashboard: downloads count only when they come from the dashboard', ()
     assert.equal(res.headers.location, '/dashboard');
   });
 });
+
+// The attack itself, in Chromium: signed in at 127.0.0.1, the visitor opens a page of another site
+// (localhost) whose links lead to the account's downloads. The browser sends the Lax session cookie
+// along with these top-level navigations, and Sec-Fetch-Site: cross-site.
+describe(
+  'dashboard downloads in Chromium: a foreign page moves no counter',
+  { skip: browserSkipReason() },
+  () => {
+    let env: DashboardEnv;
+    let foreign: http.Server;
+    let foreignBase = '';
+    let links = '';
+
+    before(async () => {
+      env = await startDashboard();
+      foreign = http.createServer((_req, res) => {
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><body>${links}</body>`);
+      });
+      await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+      foreignBase = `http://localhost:${(foreign.address() as AddressInfo).port}`;
+    });
+    after(async () => {
+      foreign?.close();
+      await env?.close();
+    });
+
+    it("refuses the links of another site with 403, and counts the dashboard's own link", async () => {
+      const user = await createUser(env);
+      const cert = await issueCertificate(env.t.app, user.tenant);
+      const downloads = async () => {
+        const res = await env.t.app.inject({
+          url: `/api/v1/certificates/${cert.id}`,
+          headers: user.tenant.auth,
+        });
+        return res.json().data.downloadCount as number;
+      };
+      links = [`/dashboard/certificates/${cert.id}/pdf?download=1`, '/dashboard/certificates/pdfs.zip']
+        .map((path, i) => `<a id="l${i}" href="${env.base}${path}">download</a>`)
+        .join(' ');
+      const page = await newPage(env);
+      try {
+        await signIn(env, page, user);
+        for (const id of ['l0', 'l1']) {
+          await page.goto(foreignBase);
+          const [response] = await Promise.all([
+            page.waitForResponse((r) => r.url().startsWith(env.base)),
+            page.click(`#${id}`),
+          ]);
+          assert.equal((await response.request().allHeaders())['sec-fetch-site'], 'cross-site');
+          assert.equal(response.status(), 403, id);
+          await page.waitForURL((url) => url.href.startsWith(env.base));
+          assert.match(await page.innerText('#error-message'), /This download was started from another site/);
+        }
+        assert.equal(await downloads(), 0, 'no counter moved');
+
+        // The dashboard's own "Download PDFs (ZIP)" link (same-origin) counts as before.
+        await page.goto(`${env.base}/dashboard/certificates`);
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-zip')]);
+        await download.path();
+        assert.equal(await downloads(), 1);
+      } finally {
+        await page.context().close();
+      }
+    });
+  },
+);
