@@ -1,16 +1,16 @@
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../platform/errors.js';
 import type { ImportView } from '../modules/imports/imports.service.js';
-import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../modules/imports/imports.service.js';
-import { parseRecipientsCsv } from '../modules/imports/recipients-csv.js';
+import { MAX_CSV_BYTES, readRecipientsCsv, tooLarge } from '../modules/imports/recipients-csv.js';
 import { deps, id, required, type Command } from './command.js';
 import { CliError, type Io } from './output.js';
 
 // certsvc import (decisions section 20): the dashboard's import job from the terminal. The file is
-// checked whole first (nothing is issued from a bad file), stored as an import, and this process
-// works on its chunks (other instances' workers may help) while it draws the progress: a bar on a
-// terminal, a line per change otherwise, one JSON object with --json. Exits 1 when rows failed.
+// checked whole first (nothing is issued from a bad file; its bytes and rows are counted while it is
+// read, section 25), stored as an import, and this process works on its chunks (other instances'
+// workers may help) while it draws the progress: a bar on a terminal, a line per change otherwise,
+// one JSON object with --json. Exits 1 when rows failed.
 
 const FINAL = new Set(['done', 'cancelled', 'failed']);
 const BAR = 30;
@@ -63,22 +63,26 @@ export const importCommand: Command = {
         2,
       );
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (err) {
-      throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 2);
-    }
-    if (bytes.length > MAX_IMPORT_BYTES) {
-      throw new CliError(`${file} is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MiB: split it`, 2);
-    }
+    const cannotRead = (err: unknown) =>
+      new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 2);
     const template = await services.templates.get(accountId, templateId);
+    let handle: FileHandle;
+    try {
+      handle = await open(file);
+    } catch (err) {
+      throw cannotRead(err);
+    }
     let rows;
     try {
-      rows = parseRecipientsCsv(bytes, template.fields, MAX_IMPORT_ROWS);
+      // The size first, then the rows and bytes counted while the file is read (recipients-csv.ts).
+      if ((await handle.stat()).size > MAX_CSV_BYTES) tooLarge();
+      rows = await readRecipientsCsv(handle.createReadStream({ autoClose: false }), template.fields);
     } catch (err) {
       if (err instanceof ValidationError) throw new CliError(`${file}: ${err.message}`, 2);
+      if ((err as NodeJS.ErrnoException).syscall) throw cannotRead(err);
       throw err;
+    } finally {
+      await handle.close();
     }
     let imp = await services.imports.create({
       accountId,

@@ -1,18 +1,22 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../platform/db/db.js';
-import { NotFoundError, type Issue } from '../../platform/errors.js';
+import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
 import type { BatchItem, IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../emails/emails.service.js';
 import * as repo from './imports.repository.js';
-import { issueText, spreadsheetCell, type CsvRow } from './recipients-csv.js';
+import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
 
 // Large imports (decisions section 20): a CSV's rows stored as a durable job, issued by any
 // instance's workers a chunk at a time, each chunk in one transaction with its rows' results.
 
-export const MAX_IMPORT_ROWS = 50_000;
+export const MAX_IMPORT_ROWS = MAX_CSV_ROWS;
+/**
+ * The dashboard's multipart limit, a backstop for every uploaded file (20 MiB). A CSV is held to its
+ * own, smaller limit (MAX_CSV_BYTES, 20 MB) while it is read.
+ */
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 /** Rows issued per transaction: one batch of the API's size. */
 export const CHUNK_ROWS = 500;
@@ -99,6 +103,11 @@ export function createImportsService(deps: {
       createdBy: string;
       rows: CsvRow[];
     }): Promise<ImportView> {
+      // The readers of the file refuse more already (recipients-csv.ts); a rule lives here too.
+      if (input.rows.length > MAX_IMPORT_ROWS) {
+        const message = `An import has at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`;
+        throw new ValidationError([{ path: ['file'], message }], message);
+      }
       const id = uuidv7();
       await db.transaction((tx) =>
         repo.insertImport(tx, {

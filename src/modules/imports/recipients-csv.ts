@@ -1,11 +1,44 @@
-import { parse } from 'csv-parse/sync';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { CsvError, parse as csvParser, type Options } from 'csv-parse';
+import { parse as parseAll } from 'csv-parse/sync';
 import { ValidationError, type Issue } from '../../platform/errors.js';
 import { hasForbiddenCharacter, PLAIN_TEXT_CHARACTERS } from '../../platform/text.js';
 
 // Issuing many certificates from a spreadsheet: a header row `name, email, <one column per template
 // field>`, UTF-8 with or without a byte-order mark, separated by commas or semicolons (what
-// spreadsheets in comma-decimal locales write), at most `maxRows` rows. The dashboard's upload and
-// large imports (the dashboard and `certsvc import`) read files this way.
+// spreadsheets in comma-decimal locales write), at most MAX_CSV_ROWS rows and MAX_CSV_BYTES bytes
+// (decisions sections 20 and 25). The dashboard's upload and large imports (the dashboard and
+// `certsvc import`) read files this way.
+//
+// The limits are counted while the file is read, never after: the bytes before anything is parsed,
+// the rows one record at a time, so a file of millions of tiny rows is refused at the row past the
+// limit instead of being built whole first. readRecipientsCsv parses a few kilobytes at a time and
+// gives the event loop a turn every 10 ms of parsing; parseRecipientsCsv is the same reading in one
+// go, which holds the event loop for as long as the file takes (seconds for 20 MB): prefer
+// readRecipientsCsv.
+
+export const MAX_CSV_ROWS = 50_000;
+/** 20 MB, as the contract writes it (decimal megabytes). */
+export const MAX_CSV_BYTES = 20_000_000;
+/** How the byte limit is named to people. */
+export const MAX_CSV_SIZE = '20 MB';
+
+export interface CsvLimits {
+  rows: number;
+  bytes: number;
+}
+
+const DEFAULT_LIMITS: CsvLimits = { rows: MAX_CSV_ROWS, bytes: MAX_CSV_BYTES };
+/** Bytes of a file in memory decoded at a time. */
+const READ_CHUNK = 64 * 1024;
+/**
+ * Text handed to the parser at a time: a few milliseconds of parsing for ordinary rows, about 60 ms
+ * for the rows csv-parse is slowest on (1,000 rows of fewer or more cells than the header: it builds
+ * an error object for each, about 50 µs, before relax_column_count lets the row through).
+ */
+const PARSE_PIECE = 4 * 1024;
+/** The longest the parser runs before other work gets a turn of the event loop. */
+const TURN_MS = 10;
 
 // What one cell may hold (the API's limits: certificates.schemas.ts).
 const CELL_LIMITS: Record<string, number> = { name: 200, email: 254 };
@@ -21,7 +54,28 @@ function refuse(message: string): never {
   throw new ValidationError([{ path: ['file'], message }], message);
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function sizeText(bytes: number): string {
+  return bytes === MAX_CSV_BYTES ? MAX_CSV_SIZE : `${count(bytes)} bytes`;
+}
+
+/** The refusal of a file past the byte limit. */
+export function tooLarge(limits: Pick<CsvLimits, 'bytes'> = DEFAULT_LIMITS): never {
+  refuse(
+    `The file is larger than ${sizeText(limits.bytes)}: at most ${sizeText(limits.bytes)} can be imported from one file; split it`,
+  );
+}
+
+function tooManyRows(limits: Pick<CsvLimits, 'rows'>): never {
+  refuse(
+    `The file has more than ${count(limits.rows)} rows: at most ${count(limits.rows)} can be issued from one file; split it`,
+  );
+}
+
+const NOT_UTF8 = 'The file is not UTF-8 text: save it as "CSV UTF-8" and upload it again';
 
 // Controls that no field value may hold (tab and line breaks are text in a quoted cell).
 // eslint-disable-next-line no-control-regex -- matching controls is the point
@@ -52,39 +106,9 @@ function checkCharacters(header: string[] | undefined, record: string[], line: n
   });
 }
 
-// The header names no value, so its separator is whichever of the two it uses more.
-function separatorOf(text: string): ',' | ';' {
-  const header = text.slice(0, text.search(/\r|\n|$/));
-  return (header.match(/;/g)?.length ?? 0) > (header.match(/,/g)?.length ?? 0) ? ';' : ',';
-}
-
-export function parseRecipientsCsv(
-  bytes: Buffer,
-  fields: { key: string; required: boolean }[],
-  maxRows: number,
-): CsvRow[] {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    refuse('The file is not UTF-8 text: save it as "CSV UTF-8" and upload it again');
-  }
-  text = text.replace(/^\uFEFF/, '');
-  let records: { record: string[]; info: { lines: number } }[];
-  try {
-    records = parse(text, {
-      delimiter: separatorOf(text),
-      skip_empty_lines: true,
-      relax_column_count: true,
-      info: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
-  } catch (err) {
-    refuse(`The file is not valid CSV: ${(err as Error).message}`);
-  }
-  const [head, ...body] = records;
-  if (!head) refuse('The file is empty: it needs a header row and one row per recipient');
-  const header = head.record.map((h) => h.trim());
-  checkCharacters(undefined, head.record, head.info.lines);
+function checkHeader(record: string[], line: number, fields: { key: string; required: boolean }[]): string[] {
+  const header = record.map((h) => h.trim());
+  checkCharacters(undefined, record, line);
   if (header[0]?.toLowerCase() !== 'name' || header[1]?.toLowerCase() !== 'email') {
     refuse(
       `The header row must start with the columns name and email; it starts with ${header.slice(0, 2).join(', ')}`,
@@ -101,23 +125,166 @@ export function parseRecipientsCsv(
   if (missing.length > 0) refuse(`The header lacks the required field columns: ${missing.join(', ')}`);
   const duplicate = header.find((h, i) => header.indexOf(h) !== i);
   if (duplicate) refuse(`The header names the column ${duplicate} twice`);
-  if (body.length === 0) refuse('The file has a header but no recipients');
-  if (body.length > maxRows)
-    refuse(
-      `The file has ${body.length.toLocaleString('en-US')} rows; at most ${maxRows.toLocaleString('en-US')} can be issued from one file`,
-    );
-  for (const { record, info } of body) checkCharacters(header, record, info.lines);
-  return body.map(({ record, info }) => {
-    const data: Record<string, string> = {};
-    header.slice(2).forEach((key, i) => {
-      const value = record[i + 2]?.trim() ?? '';
-      if (value !== '') data[key] = value;
+  return header;
+}
+
+// The rows of one file, a record at a time as the parser finds them: the header checked at the
+// first, every row counted and checked as it comes, the row past the limit refused at once.
+function recipientsCollector(fields: { key: string; required: boolean }[], limits: CsvLimits) {
+  let header: string[] | undefined;
+  const rows: CsvRow[] = [];
+  return {
+    // csv-parse's on_record: returns null so that the parser keeps nothing itself.
+    onRecord(record: string[], info: { lines: number }): null {
+      if (!header) {
+        header = checkHeader(record, info.lines, fields);
+        return null;
+      }
+      if (rows.length === limits.rows) tooManyRows(limits);
+      checkCharacters(header, record, info.lines);
+      const data: Record<string, string> = {};
+      header.slice(2).forEach((key, i) => {
+        const value = record[i + 2]?.trim() ?? '';
+        if (value !== '') data[key] = value;
+      });
+      rows.push({
+        line: info.lines,
+        recipient: { name: record[0]?.trim() ?? '', email: record[1]?.trim() ?? '', data },
+      });
+      return null;
+    },
+    finish(): CsvRow[] {
+      if (!header) refuse('The file is empty: it needs a header row and one row per recipient');
+      if (rows.length === 0) refuse('The file has a header but no recipients');
+      return rows;
+    },
+  };
+}
+
+// The header names no value, so its separator is whichever of the two it uses more.
+function separatorOf(headerLine: string): ',' | ';' {
+  return (headerLine.match(/;/g)?.length ?? 0) > (headerLine.match(/,/g)?.length ?? 0) ? ';' : ',';
+}
+
+function parserOptions(headerLine: string, onRecord: (r: string[], i: { lines: number }) => null): Options {
+  return {
+    delimiter: separatorOf(headerLine),
+    skip_empty_lines: true,
+    relax_column_count: true,
+    on_record: onRecord,
+  };
+}
+
+// A parser's own error is the file's fault; ours (a refusal) passes through as it is.
+function csvProblem(err: unknown): never {
+  if (err instanceof CsvError) refuse(`The file is not valid CSV: ${err.message}`);
+  throw err;
+}
+
+/** The recipients of a whole file in memory, in one go, without a turn of the event loop. */
+export function parseRecipientsCsv(
+  bytes: Uint8Array,
+  fields: { key: string; required: boolean }[],
+  maxRows = MAX_CSV_ROWS,
+  maxBytes = MAX_CSV_BYTES,
+): CsvRow[] {
+  const limits = { rows: maxRows, bytes: maxBytes };
+  if (bytes.length > limits.bytes) tooLarge(limits);
+  let text: string;
+  try {
+    // A byte-order mark is dropped by the decoder.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    refuse(NOT_UTF8);
+  }
+  const collector = recipientsCollector(fields, limits);
+  try {
+    parseAll(text, parserOptions(text.slice(0, text.search(/\r|\n|$/)), collector.onRecord));
+  } catch (err) {
+    csvProblem(err);
+  }
+  return collector.finish();
+}
+
+async function* pieces(source: Uint8Array | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  if (!(source instanceof Uint8Array)) return yield* source;
+  for (let at = 0; at < source.length; at += READ_CHUNK) yield source.subarray(at, at + READ_CHUNK);
+}
+
+/**
+ * The recipients of a file, read and parsed a piece at a time with a turn of the event loop every
+ * TURN_MS, so that a 20 MB file never holds up other requests. `source`: the file's bytes (checked
+ * against the byte limit before anything is parsed), or a stream of them (counted as they come).
+ * Refusals are ValidationErrors naming the limit, the row or the column.
+ */
+export async function readRecipientsCsv(
+  source: Uint8Array | AsyncIterable<Uint8Array>,
+  fields: { key: string; required: boolean }[],
+  limits: CsvLimits = DEFAULT_LIMITS,
+): Promise<CsvRow[]> {
+  if (source instanceof Uint8Array && source.length > limits.bytes) tooLarge(limits);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (piece?: Uint8Array): string => {
+    try {
+      return piece ? decoder.decode(piece, { stream: true }) : decoder.decode();
+    } catch {
+      refuse(NOT_UTF8);
+    }
+  };
+  const collector = recipientsCollector(fields, limits);
+  let parser: ReturnType<typeof csvParser> | undefined;
+  const start = (headerLine: string) => {
+    parser = csvParser(parserOptions(headerLine, collector.onRecord));
+    // Errors come back through the write and end callbacks; nothing is pushed to read.
+    parser.on('error', () => {}).resume();
+    return parser;
+  };
+  // Text handed to the parser a piece at a time, with a turn of the event loop every TURN_MS.
+  let turnAt = performance.now();
+  const feed = async (text: string) => {
+    for (let at = 0; at < text.length; at += PARSE_PIECE) {
+      const part = text.slice(at, at + PARSE_PIECE);
+      await new Promise<void>((resolve, reject) =>
+        parser!.write(part, (err) => (err ? reject(err) : resolve())),
+      );
+      if (performance.now() - turnAt >= TURN_MS) {
+        await nextTurn();
+        turnAt = performance.now();
+      }
+    }
+  };
+  // The text before the header line's end is known: the separator is read from that line.
+  let head = '';
+  let bytes = 0;
+  try {
+    for await (const piece of pieces(source)) {
+      bytes += piece.length;
+      if (bytes > limits.bytes) tooLarge(limits);
+      const text = decode(piece);
+      if (parser) {
+        await feed(text);
+        continue;
+      }
+      const end = text.search(/\r|\n/);
+      if (end < 0) {
+        head += text;
+        continue;
+      }
+      start(head + text.slice(0, end));
+      await feed(head + text);
+      head = '';
+    }
+    const rest = head + decode();
+    if (!parser) start(rest);
+    await feed(rest);
+    await new Promise<void>((resolve, reject) => {
+      parser!.once('error', reject).once('finish', resolve).end();
     });
-    return {
-      line: info.lines,
-      recipient: { name: record[0]?.trim() ?? '', email: record[1]?.trim() ?? '', data },
-    };
-  });
+  } catch (err) {
+    parser?.destroy();
+    csvProblem(err);
+  }
+  return collector.finish();
 }
 
 // A failed row's reason as the results show it: "email: must be an email address".
