@@ -1,12 +1,24 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../platform/errors.js';
+import type { ImportView } from '../modules/imports/imports.service.js';
 import { zipStream } from '../platform/zip.js';
 import type { DashboardDeps } from './deps.js';
 import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
 import { pathId } from './params.js';
 import { importPage, importsPage } from './pages/imports.page.js';
 import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function cancelledText(imp: ImportView): string {
+  const certificates = `${count(imp.created)} certificate${imp.created === 1 ? ' was' : 's were'} issued`;
+  return (
+    `The import is cancelled after ${count(imp.done)} of ${count(imp.rows)} rows: ${certificates} ` +
+    `and stay${imp.created === 1 ? 's' : ''}, ${count(imp.failed)} failed; ` +
+    `the other ${count(imp.rows - imp.done)} will not be issued.`
+  );
+}
 
 // Large imports (decisions section 20): the list, one import's live page (polled progress), cancel,
 // and its results: the per-row CSV and the created certificates' PDFs, both streamed.
@@ -52,13 +64,12 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
   });
 
   app.post('/imports/:id/cancel', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+    // The counts read after the cancel are final: a chunk being issued meanwhile either committed
+    // first (and is counted) or rolls back (imports.repository.ts, finishChunk).
     const imp = await imports.cancel(signedIn(request).user.accountId, pathId(request));
     setFlash(request, {
       kind: imp.state === 'cancelled' ? 'ok' : 'warn',
-      text:
-        imp.state === 'cancelled'
-          ? 'The import is cancelled: rows not yet issued will not be; those issued stay.'
-          : `The import had already ended (${imp.state}).`,
+      text: imp.state === 'cancelled' ? cancelledText(imp) : `The import had already ended (${imp.state}).`,
     });
     return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
   });

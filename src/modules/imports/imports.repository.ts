@@ -136,14 +136,18 @@ export async function chunkRows(
 }
 
 // A chunk's row results, its `done` and the import's counters and state, in the chunk's transaction.
-// The import's row is updated last: its lock is then held only until the commit.
 // `emailed`: the chunk's certificates were queued for email with the issue (emailOnIssue).
+// The import's row is updated last, and only while the import is queued or running: that update
+// takes the row's lock, which orders the chunk with a cancel (cancelImport). A cancel that came
+// first leaves the update nothing to match, and false tells the caller to roll the whole chunk back
+// (its certificates, quota, emails and these results); a cancel that comes later waits for this
+// transaction and finds the chunk counted. The lock is held only until the commit.
 export async function finishChunk(
   tx: Queryable,
   chunk: ClaimedChunk,
   results: RowResult[],
   emailed: boolean,
-): Promise<void> {
+): Promise<boolean> {
   await tx.query(
     `UPDATE import_rows r SET status = u.status, certificate_id = u.certificate_id, unique_code = u.code, reason = u.reason
        FROM unnest($2::int[], $3::text[], $4::uuid[], $5::text[], $6::text[]) AS u(row_no, status, certificate_id, code, reason)
@@ -162,16 +166,16 @@ export async function finishChunk(
     chunk.n,
   ]);
   const created = results.filter((r) => r.status === 'created').length;
-  await tx.query(
+  const { rowCount } = await tx.query(
     `UPDATE imports SET done_rows = done_rows + $2, created = created + $3, failed = failed + $4,
             started_at = coalesce(started_at, now()),
             emailed_at = CASE WHEN $5 THEN coalesce(emailed_at, now()) ELSE emailed_at END,
-            state = CASE WHEN state = 'cancelled' THEN state
-                         WHEN done_rows + $2 >= rows THEN 'done' ELSE 'running' END,
-            finished_at = CASE WHEN state <> 'cancelled' AND done_rows + $2 >= rows THEN now() ELSE finished_at END
-      WHERE id = $1`,
+            state = CASE WHEN done_rows + $2 >= rows THEN 'done' ELSE 'running' END,
+            finished_at = CASE WHEN done_rows + $2 >= rows THEN now() ELSE finished_at END
+      WHERE id = $1 AND state IN ('queued', 'running')`,
     [chunk.importId, results.length, created, results.length - created, emailed],
   );
+  return rowCount === 1;
 }
 
 // "Email all created", once, and only for an import that has ended.
@@ -218,7 +222,9 @@ export async function listImports(db: Queryable, accountId: string, limit: numbe
   return rows;
 }
 
-// Stops an import: the chunks not yet claimed are never issued; rows already issued stay.
+// Stops an import: no chunk is issued after it, not even one being issued now (finishChunk: that
+// chunk rolls back); rows already issued stay. A chunk committing at this moment holds the row's
+// lock: the cancel waits for it, and what it reads next counts it.
 export async function cancelImport(db: Queryable, accountId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE imports SET state = 'cancelled', finished_at = now()

@@ -71,6 +71,19 @@ function reasonOf(item: Extract<BatchItem, { status: 'failed' }>): string {
   return issues.length > 0 ? issues.map(issueText).join('; ') : item.error.message;
 }
 
+// Thrown inside a chunk's transaction to roll it back: its import ended while the chunk was issued.
+class ImportStopped extends Error {}
+
+// A chunk rolled back because its import ended: it was worked on, and nothing of it stays.
+async function unlessStopped(chunk: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await chunk();
+  } catch (err) {
+    if (err instanceof ImportStopped) return true;
+    throw err;
+  }
+}
+
 const RESULT_HEADER = [
   'row',
   'name',
@@ -143,46 +156,50 @@ export function createImportsService(deps: {
     },
 
     // Claims the next chunk of any import (or of `importId`) and issues it, all in one transaction;
-    // false when there is nothing to do.
+    // false when there is nothing to do. A chunk whose import was cancelled (or failed) meanwhile
+    // rolls back whole (repo.finishChunk).
     async runChunk(importId?: string): Promise<boolean> {
       let failure: { importId: string; error: string } | undefined;
-      const worked = await db.transaction(async (tx) => {
-        const chunk = await repo.claimChunk(tx, importId);
-        if (!chunk) return false;
-        const rows = await repo.chunkRows(tx, chunk);
-        const principal = await deps.principalOf(chunk.accountId, chunk.importId);
-        let outcome;
-        try {
-          outcome = await deps.issue.issueBatch(
-            principal,
-            chunk.templateId,
-            rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
-            { tx },
-          );
-        } catch (err) {
-          if (err instanceof NotFoundError) {
-            failure = {
-              importId: chunk.importId,
-              error: 'The template was archived or deleted during the import',
-            };
-            return true;
+      const worked = await unlessStopped(() =>
+        db.transaction(async (tx) => {
+          const chunk = await repo.claimChunk(tx, importId);
+          if (!chunk) return false;
+          const rows = await repo.chunkRows(tx, chunk);
+          const principal = await deps.principalOf(chunk.accountId, chunk.importId);
+          let outcome;
+          try {
+            outcome = await deps.issue.issueBatch(
+              principal,
+              chunk.templateId,
+              rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+              { tx },
+            );
+          } catch (err) {
+            if (err instanceof NotFoundError) {
+              failure = {
+                importId: chunk.importId,
+                error: 'The template was archived or deleted during the import',
+              };
+              return true;
+            }
+            throw err;
           }
-          throw err;
-        }
-        const results: repo.RowResult[] = outcome.results.map((item, i) =>
-          item.status === 'created'
-            ? {
-                rowNo: rows[i]!.rowNo,
-                status: 'created',
-                certificateId: item.certificate.id,
-                uniqueCode: item.certificate.uniqueCode,
-              }
-            : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
-        );
-        const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
-        await repo.finishChunk(tx, chunk, results, emailed);
-        return true;
-      });
+          const results: repo.RowResult[] = outcome.results.map((item, i) =>
+            item.status === 'created'
+              ? {
+                  rowNo: rows[i]!.rowNo,
+                  status: 'created',
+                  certificateId: item.certificate.id,
+                  uniqueCode: item.certificate.uniqueCode,
+                }
+              : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
+          );
+          const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
+          // Cancelled (or failed) while this chunk was issued: none of it may stay.
+          if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
+          return true;
+        }),
+      );
       if (failure) await repo.failImport(db, failure.importId, failure.error);
       return worked;
     },
