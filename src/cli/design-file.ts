@@ -1,6 +1,37 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from './output.js';
+
+// Files named on the command line are bounded before they are read (decisions section 25): a design
+// at most 2 MiB, an image or font it names at most the studio's upload limit.
+const DESIGN_MAX_BYTES = 2 * 1024 * 1024;
+const FILE_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The file's bytes, refused with a CliError when it is larger than `max`, before reading it. */
+export async function readBounded(file: string, max: number, what: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size > max) {
+      throw new CliError(
+        `${file} is ${(size / 1048576).toFixed(1)} MiB: ${what} may be at most ${max / 1048576} MiB`,
+      );
+    }
+    // Read at most max + 1 bytes: a file that grows meanwhile (or a device) is still bounded.
+    const buffer = Buffer.alloc(max + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > max)
+        throw new CliError(`${file} is larger than ${max / 1048576} MiB, the limit for ${what}`);
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
+}
 
 const IMAGES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
 const FONTS: Record<string, string> = { '.ttf': 'font/ttf', '.otf': 'font/otf' };
@@ -11,9 +42,12 @@ async function inline(src: unknown, baseDir: string, kind: 'image' | 'font'): Pr
   const types = kind === 'image' ? IMAGES : FONTS;
   const mime = types[path.extname(file).toLowerCase()];
   if (!mime) throw new CliError(`${kind} "${src}": only ${Object.keys(types).join(', ')} files can be used`);
-  const bytes = await readFile(file).catch(() => {
-    throw new CliError(`${kind} "${src}" not found (looked at ${file})`);
-  });
+  const bytes = await readBounded(file, FILE_MAX_BYTES, kind === 'image' ? 'an image' : 'a font').catch(
+    (err: unknown) => {
+      if (err instanceof CliError) throw err;
+      throw new CliError(`${kind} "${src}" not found (looked at ${file})`);
+    },
+  );
   return `data:${mime};base64,${bytes.toString('base64')}`;
 }
 
@@ -22,8 +56,9 @@ async function inline(src: unknown, baseDir: string, kind: 'image' | 'font'): Pr
 export async function readDesignFile(file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = (await readBounded(file, DESIGN_MAX_BYTES, 'a design file')).toString('utf8');
+  } catch (err) {
+    if (err instanceof CliError) throw err;
     throw new CliError(`cannot read design file ${file}`);
   }
   let design: Record<string, unknown>;

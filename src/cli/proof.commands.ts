@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { SigningKeyView } from '../modules/credentials/credentials.service.js';
 import type { PdfCertificateView } from '../modules/credentials/pdf-signing.service.js';
-import { Pkcs12Error } from '../platform/proof/pkcs12.js';
+import { Pkcs12Error, PKCS12_MAX_BYTES } from '../platform/proof/pkcs12.js';
+import { readBounded } from './design-file.js';
 import { deps, id, required, type Command, type CommandContext } from './command.js';
 import { CliError, print } from './output.js';
 
@@ -81,8 +81,9 @@ export const proofCommands: Command[] = [
       const file = required(ctx, 'p12');
       let bytes: Buffer;
       try {
-        bytes = await readFile(file);
+        bytes = await readBounded(file, PKCS12_MAX_BYTES, 'a PKCS#12 file');
       } catch (err) {
+        if (err instanceof CliError) throw err;
         throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 2);
       }
       const passphrase = ctx.io.readSecret ? await ctx.io.readSecret('Passphrase of the PKCS#12 file: ') : '';

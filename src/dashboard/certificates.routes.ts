@@ -9,8 +9,7 @@ import { certificateFileName } from '../modules/certificates/certificate.view.js
 import type { CertificateStatus } from '../modules/certificates/certificates.repository.js';
 import { SendBody } from '../modules/emails/emails.schemas.js';
 import { MAX_ROWS, resultsCsv, rowResults } from './csv-batch.js';
-import { parseRecipientsCsv } from '../modules/imports/recipients-csv.js';
-import { MAX_IMPORT_ROWS } from '../modules/imports/imports.service.js';
+import { readRecipientsCsv } from '../modules/imports/recipients-csv.js';
 import type { DashboardDeps } from './deps.js';
 import { form, isUuid, pageNumber, pathId } from './params.js';
 import { claimUploadEmail, findUpload, insertUpload } from './uploads.repository.js';
@@ -308,7 +307,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     if (!bytes || bytes.length === 0) return again('Choose a CSV file to upload.');
     let rows;
     try {
-      rows = parseRecipientsCsv(bytes, template.fields, MAX_IMPORT_ROWS);
+      rows = await readRecipientsCsv(bytes, template.fields);
     } catch (err) {
       if (err instanceof ValidationError) return again(err.message);
       throw err;

@@ -223,7 +223,7 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     if (!bytes) {
       throw new ValidationError([{ path: ['file'], message: 'choose a file' }], 'Choose a file to upload.');
     }
-    // The multipart limit is the CSV import's (20 MiB); an image or a font is held to the body limit.
+    // The multipart limit (20 MiB) is the last bound of a CSV upload; an image or a font is held to the body limit.
     if (bytes.length > BODY_LIMIT) {
       throw new AppError(
         'payload_too_large',

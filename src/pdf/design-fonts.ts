@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Design } from './design.schema.js';
 import { designFont, fontNames, makeFace, type Face, type FontName } from './fonts.js';
 import type { RenderIssue } from './render-types.js';
-import { FONT_MAX_BYTES, notAFont } from './font-check.js';
+import { FONT_MAX_BYTES, fontProblem, notAFont } from './font-check.js';
 
 // A design's own fonts (`fonts` in the design): parsed once per template and thread, tried before
 // the bundled fonts by the text elements that name them.
@@ -64,14 +64,6 @@ export function designFontFaces(design: Design): {
     }
   });
   return { faces, issues };
-}
-
-function fontProblem(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/no (glyf|loca) table/.test(message)) {
-    return 'has PostScript (CFF) outlines: only fonts with TrueType outlines can be embedded (convert it to TTF)';
-  }
-  return `is not a usable TrueType/OpenType font (${message})`;
 }
 
 /** The fonts a text element draws with first, before the fallbacks its text calls for. */

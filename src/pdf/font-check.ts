@@ -35,6 +35,20 @@ export function checkFont(bytes: Buffer): { family: string | undefined; bold: bo
   }
   const problem = notAFont(bytes);
   if (problem) throw new Error(problem);
-  const face = makeFace('check', bytes, { shape: true, serif: false, bold: false });
+  let face;
+  try {
+    face = makeFace('check', bytes, { shape: true, serif: false, bold: false });
+  } catch (err) {
+    throw new Error(fontProblem(err));
+  }
   return fontStyle(face.font);
+}
+
+/** What a parse error says, as the rest of a sentence about the font ("it ..."). */
+export function fontProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/no (glyf|loca) table/.test(message)) {
+    return 'has PostScript (CFF) outlines: only fonts with TrueType outlines can be embedded (convert it to TTF)';
+  }
+  return `is not a usable TrueType/OpenType font (${message})`;
 }

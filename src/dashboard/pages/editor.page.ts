@@ -2,7 +2,7 @@ import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues } from '../../pdf/pdf-renderer.js';
 import type { WorkingTemplate } from '../../modules/templates/templates.service.js';
 import { PDFJS_FILES, STUDIO_JS } from '../studio-assets.js';
-import { csrfField, html, notice, page, safe, typed, type Flash } from '../html.js';
+import { csrfField, html, longText, notice, page, safe, typed, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 import { statusBadge } from './templates.page.js';
 
@@ -162,7 +162,7 @@ export function editorPage(opts: {
             <span class="hint">The format of docs/design-format.md, checked like certsvc does.</span></label
           >
           <textarea id="design-json" name="design" rows="18" spellcheck="false" class="mono">
-${json}</textarea>
+${longText(json)}</textarea>
         </details>
       </form>`,
   });

@@ -23,7 +23,15 @@ const LEGACY_HINT =
   'it uses the legacy PKCS#12 encryption (RC2 or triple DES); convert it first with ' +
   '`openssl pkcs12 -legacy -in OLD.p12 -nodes | openssl pkcs12 -export -out NEW.p12`';
 
+/** A PKCS#12 file holds a key and a few certificates: a few kilobytes; more is refused unread. */
+export const PKCS12_MAX_BYTES = 1024 * 1024;
+
 export async function readPkcs12(file: Buffer, passphrase: string): Promise<SigningIdentity> {
+  if (file.length > PKCS12_MAX_BYTES) {
+    throw new Pkcs12Error(
+      `the file is ${(file.length / 1048576).toFixed(1)} MiB: a PKCS#12 file may be at most 1 MiB`,
+    );
+  }
   const password = new TextEncoder().encode(passphrase).buffer;
   const keys: Buffer[] = [];
   const certificates: Buffer[] = [];
