@@ -8,9 +8,9 @@ const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colo
 // Images are stored inline as data URLs (PNG or JPEG); the CLI inlines files named in the design.
 const ImageSource = Type.String({
   pattern: '^data:image/(png|jpeg);base64,[A-Za-z0-9+/=]+$',
-  maxLength: 4 * 1024 * 1024,
+  maxLength: 2 * 1024 * 1024,
   description:
-    'data:image/png;base64,... or data:image/jpeg;base64,... (a relative file path in a design file is inlined by the CLI)',
+    'data:image/png;base64,... or data:image/jpeg;base64,...: at most 40 megapixels and 10,000 px a side; the whole design is at most 2 MiB (a relative file path in a design file is inlined by the CLI)',
 });
 
 export const FontName = Type.Union(
@@ -24,9 +24,9 @@ export const FontName = Type.Union(
 // A design's own fonts are stored inline like images; the CLI inlines .ttf/.otf files named in it.
 const FontSource = Type.String({
   pattern: '^data:font/(ttf|otf);base64,[A-Za-z0-9+/=]+$',
-  maxLength: 4 * 1024 * 1024,
+  maxLength: 2 * 1024 * 1024,
   description:
-    'data:font/ttf;base64,... or data:font/otf;base64,..., at most 4 MiB: a TrueType-outline font (a relative file path in a design file is inlined by the CLI)',
+    'data:font/ttf;base64,... or data:font/otf;base64,...: a TrueType-outline font; the whole design is at most 2 MiB (a relative file path in a design file is inlined by the CLI)',
 });
 
 const CustomFontName = Type.String({
