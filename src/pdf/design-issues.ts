@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { parseDuration } from '../platform/duration.js';
 import type { Design } from './design.schema.js';
 import { fontChain, fontNames } from './fonts.js';
@@ -17,15 +18,24 @@ export { sampleValues } from './sample-values.js';
 const known =
   '{{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}}, {{certificate.expiresAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}';
 
+// Images checked lately in this thread, by the SHA-256 of their data URL: each distinct image is
+// checked once per design however many elements show it, and not again when the next version of
+// the design (an element moved) keeps it.
+const CHECKED_IMAGES = 64;
+const checkedImages = new Map<string, Promise<string | undefined>>();
+
+function imageCheck(src: string): Promise<string | undefined> {
+  const key = createHash('sha256').update(src).digest('base64');
+  let problem = checkedImages.get(key);
+  if (problem) checkedImages.delete(key);
+  else problem = imageProblem(src);
+  checkedImages.set(key, problem);
+  if (checkedImages.size > CHECKED_IMAGES) checkedImages.delete(checkedImages.keys().next().value!);
+  return problem;
+}
+
 export async function designIssues(design: Design): Promise<RenderIssue[]> {
   const issues: RenderIssue[] = [];
-  // Each distinct image is checked once, however many elements show it.
-  const images = new Map<string, Promise<string | undefined>>();
-  const imageCheck = (src: string) => {
-    let problem = images.get(src);
-    if (!problem) images.set(src, (problem = imageProblem(src)));
-    return problem;
-  };
   const { width: pageWidth, height: pageHeight } = design.page;
   const declared = new Set(design.fields.map((f) => f.key));
   const custom = designFontFaces(design);

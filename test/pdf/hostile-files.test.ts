@@ -67,6 +67,12 @@ describe('hostile files, checked in the file checker threads', () => {
     const again = performance.now();
     assert.deepEqual(await checker.design(structuredClone(design)), []);
     assert.ok(performance.now() - again < 50, `${performance.now() - again} ms`);
+    // The next version of the design (an element moved) keeps the image: not inflated again.
+    const moved = structuredClone(design);
+    moved.elements[0]!.x = 30;
+    const next = performance.now();
+    assert.deepEqual(await checker.design(moved), []);
+    assert.ok(performance.now() - next < 100, `${performance.now() - next} ms`);
   });
 
   it('a design whose images are refused names each at its path; a font with a cmap bomb at its path', async () => {
