@@ -36,9 +36,21 @@ export async function readBounded(file: string, max: number, what: string): Prom
 const IMAGES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
 const FONTS: Record<string, string> = { '.ttf': 'font/ttf', '.otf': 'font/otf' };
 
-async function inline(src: unknown, baseDir: string, kind: 'image' | 'font'): Promise<unknown> {
+async function inline(
+  src: unknown,
+  baseDir: string,
+  kind: 'image' | 'font',
+  done: Map<string, Promise<string>>,
+): Promise<unknown> {
   if (typeof src !== 'string' || src.startsWith('data:')) return src;
   const file = path.resolve(baseDir, src);
+  // A file named by many elements is read once.
+  let url = done.get(file);
+  if (!url) done.set(file, (url = inlineFile(src, file, kind)));
+  return url;
+}
+
+async function inlineFile(src: string, file: string, kind: 'image' | 'font'): Promise<string> {
   const types = kind === 'image' ? IMAGES : FONTS;
   const mime = types[path.extname(file).toLowerCase()];
   if (!mime) throw new CliError(`${kind} "${src}": only ${Object.keys(types).join(', ')} files can be used`);
@@ -68,18 +80,20 @@ export async function readDesignFile(file: string): Promise<unknown> {
     throw new CliError(`design file ${file} is not valid JSON: ${(err as Error).message}`);
   }
   const baseDir = path.dirname(path.resolve(file));
+  const done = new Map<string, Promise<string>>();
   if (design && typeof design === 'object') {
     const bg = design.background as Record<string, unknown> | undefined;
-    if (bg && typeof bg === 'object' && 'image' in bg) bg.image = await inline(bg.image, baseDir, 'image');
+    if (bg && typeof bg === 'object' && 'image' in bg)
+      bg.image = await inline(bg.image, baseDir, 'image', done);
     if (Array.isArray(design.elements)) {
       for (const el of design.elements as Record<string, unknown>[]) {
         if (el && typeof el === 'object' && el.type === 'image')
-          el.src = await inline(el.src, baseDir, 'image');
+          el.src = await inline(el.src, baseDir, 'image', done);
       }
     }
     if (Array.isArray(design.fonts)) {
       for (const font of design.fonts as Record<string, unknown>[]) {
-        if (font && typeof font === 'object') font.src = await inline(font.src, baseDir, 'font');
+        if (font && typeof font === 'object') font.src = await inline(font.src, baseDir, 'font', done);
       }
     }
   }

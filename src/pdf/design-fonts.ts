@@ -14,6 +14,29 @@ export interface DesignFontFace {
 
 const dataUrl = /^data:font\/(ttf|otf);base64,([A-Za-z0-9+/=]+)$/;
 
+// A design's own fonts, parsed once per thread and kept while recent: the next version of a design
+// (and every template that uses the font) reuses the face, and HarfBuzz (whose memory is freed only
+// when the garbage collector finalises its objects) is not given a new copy of the font each time.
+const CACHED_FACES = 16;
+const faceCache = new Map<string, Face>();
+
+// Keyed by the font's whole SHA-256 (not the short id in its name): another account's font can
+// never be taken for this one.
+function cachedFace(
+  digest: string,
+  id: string,
+  bytes: Buffer,
+  opts: { shape: boolean; serif: boolean; bold: boolean },
+): Face {
+  const key = `${digest}:${opts.serif ? 's' : ''}${opts.bold ? 'b' : ''}`;
+  let face = faceCache.get(key);
+  if (face) faceCache.delete(key);
+  else face = makeFace(id, bytes, opts);
+  faceCache.set(key, face);
+  if (faceCache.size > CACHED_FACES) faceCache.delete(faceCache.keys().next().value!);
+  return face;
+}
+
 /** The design's fonts by name, and what is wrong with any of them (issue paths in the design). */
 export function designFontFaces(design: Design): {
   faces: Map<string, DesignFontFace>;
@@ -42,7 +65,8 @@ export function designFontFaces(design: Design): {
       return;
     }
     const fallback = font.fallback ?? 'sans';
-    const id = `custom-${createHash('sha256').update(base64).digest('hex').slice(0, 12)}`;
+    const digest = createHash('sha256').update(base64).digest('hex');
+    const id = `custom-${digest.slice(0, 12)}`;
     const bytes = Buffer.from(base64, 'base64');
     const refused =
       bytes.length > FONT_MAX_BYTES
@@ -53,7 +77,7 @@ export function designFontFaces(design: Design): {
       return;
     }
     try {
-      const face = makeFace(id, bytes, {
+      const face = cachedFace(digest, id, bytes, {
         shape: true,
         serif: fallback.startsWith('serif'),
         bold: fallback.endsWith('bold'),

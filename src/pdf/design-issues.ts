@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseDuration } from '../platform/duration.js';
 import type { Design } from './design.schema.js';
 import { fontChain, fontNames } from './fonts.js';
-import { imageProblem } from './images.js';
+import { DESIGN_IMAGE_WORK, imageProblem, imageWork } from './images.js';
 import { parseText, supportedLocale } from './placeholders.js';
 import { num } from './pdf-syntax.js';
 import type { RenderIssue } from './render-types.js';
@@ -160,6 +160,25 @@ export async function designIssues(design: Design): Promise<RenderIssue[]> {
         within(i, element.x, element.y, element.width, lineHeight(metrics, size));
         break;
       }
+    }
+  }
+  // The work of embedding them, in all (each distinct image once): a design of many images that are
+  // each within the limits must not keep a PDF thread busy for minutes.
+  const sources = new Map<string, (string | number)[]>();
+  if (design.background?.image) sources.set(design.background.image, ['background', 'image']);
+  design.elements.forEach((e, i) => {
+    if (e.type === 'image' && !sources.has(e.src)) sources.set(e.src, ['elements', i, 'src']);
+  });
+  let work = 0;
+  for (const [src, path] of sources) {
+    if ((await imageCheck(src)) !== undefined) continue;
+    work += imageWork(src);
+    if (work > DESIGN_IMAGE_WORK) {
+      issues.push({
+        path,
+        message: `brings the design's images with transparency (or interlacing) over ${DESIGN_IMAGE_WORK / 1e6} MB decoded in all: use fewer or smaller ones, or JPEG and PNG without alpha`,
+      });
+      break;
     }
   }
   return issues;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Design } from './design.schema.js';
 import type { RenderIssue } from './render-types.js';
@@ -31,7 +32,7 @@ export const CHECK_TIME_LIMIT_MS = 10_000;
 export const CHECK_MEMORY_MB = 256;
 // How long close() waits at most for threads still loading before it terminates them.
 const LOAD_WAIT_MS = 5_000;
-// Designs checked lately, by their JSON: a save right after a preview is not checked twice.
+// Designs checked lately, by the SHA-256 of their JSON: a save right after a preview is not checked twice.
 const CACHED_DESIGNS = 32;
 
 export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
@@ -95,18 +96,17 @@ export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
 
   return {
     design(design) {
-      const key = JSON.stringify(design);
+      const key = createHash('sha256').update(JSON.stringify(design)).digest('base64');
       let issues = designs.get(key);
       if (issues) {
         designs.delete(key);
       } else {
-        issues = run({ kind: 'design', design }).then((r) =>
-          'limit' in r
-            ? [{ path: [], message: `The design ${r.limit}` }]
-            : r.kind === 'design'
-              ? r.issues
-              : [],
-        );
+        issues = run({ kind: 'design', design }).then((r) => {
+          if (!('limit' in r)) return r.kind === 'design' ? r.issues : [];
+          // A limit is not the design's verdict (the check may have waited behind others): not kept.
+          designs.delete(key);
+          return [{ path: [], message: `The design ${r.limit}` }];
+        });
         issues.catch(() => designs.delete(key));
         if (designs.size >= CACHED_DESIGNS) designs.delete(designs.keys().next().value!);
       }

@@ -1,7 +1,17 @@
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 import { readJpeg } from './jpeg.js';
-import { channels, checkPngData, inflatePng, readPng, rowBytes, type PngFile } from './png.js';
+import {
+  channels,
+  checkPngData,
+  inflatedSize,
+  inflatePng,
+  mustDecode,
+  readPng,
+  rowBytes,
+  type PngFile,
+} from './png.js';
 
 // Turns a data URL into the bytes of a PDF image XObject, once per template and thread. Every
 // image is held to the size limits by its header before any of it is inflated (png.ts, jpeg.ts).
@@ -34,6 +44,9 @@ export async function checkImage(
   if (type === 'jpeg') return readJpeg(bytes);
   const png = readPng(bytes);
   await checkPngData(png);
+  // What must be decoded to be embedded is decoded here too (it is small: DECODED_MAX_PIXELS), so
+  // whatever the decoder refuses is refused now, not when a certificate is rendered.
+  if (mustDecode(png)) decodedPng(bytes);
   return { width: png.width, height: png.height };
 }
 
@@ -48,12 +61,56 @@ export async function imageProblem(dataUrl: string): Promise<string | undefined>
   }
 }
 
+/**
+ * How many bytes embedding the image makes a thread inflate and write (0 when the PNG's rows or
+ * the JPEG go into the PDF as they are): a design's images are held to DESIGN_IMAGE_WORK in all.
+ */
+export function imageWork(dataUrl: string): number {
+  const { type, bytes } = imageBytes(dataUrl);
+  if (type === 'jpeg') return 0;
+  const png = readPng(bytes);
+  if (mustDecode(png)) return png.width * png.height * 8;
+  return png.colorType === 4 || png.colorType === 6 ? inflatedSize(png) : 0;
+}
+
+/** Decisions section 25 bounds each image; this bounds a design's (160 MB: one image at the limit). */
+export const DESIGN_IMAGE_WORK = 160_000_000;
+
+// Images prepared lately in this thread, by the SHA-256 of their data URL, up to PREPARED_BYTES:
+// the next version of a design (an element moved) does not split or decode its images again.
+const PREPARED_BYTES = 64 * 1024 * 1024;
+const prepared = new Map<string, { image: PdfImage; bytes: number }>();
+let preparedBytes = 0;
+
+/** decodeImage, from the thread's cache of images prepared lately. */
+export function preparedImage(dataUrl: string): PdfImage {
+  const key = createHash('sha256').update(dataUrl).digest('base64');
+  const hit = prepared.get(key);
+  if (hit) {
+    prepared.delete(key);
+    prepared.set(key, hit);
+    return hit.image;
+  }
+  const image = decodeImage(dataUrl);
+  const bytes = image.data.length + (image.smask?.data.length ?? 0);
+  if (bytes <= PREPARED_BYTES / 4) {
+    prepared.set(key, { image, bytes });
+    preparedBytes += bytes;
+    for (const [old, entry] of prepared) {
+      if (preparedBytes <= PREPARED_BYTES) break;
+      prepared.delete(old);
+      preparedBytes -= entry.bytes;
+    }
+  }
+  return image;
+}
+
 /** Throws an Error whose message says why the image is unusable. */
 export function decodeImage(dataUrl: string): PdfImage {
   const { type, bytes } = imageBytes(dataUrl);
   if (type === 'jpeg') return jpegImage(bytes);
   const png = readPng(bytes);
-  if (png.interlaced || (png.colorType === 3 && png.transparency)) return decodedPng(bytes);
+  if (mustDecode(png)) return decodedPng(bytes);
   return png.colorType === 4 || png.colorType === 6 ? splitPng(png) : filteredPng(png);
 }
 
@@ -79,7 +136,13 @@ function filteredPng(png: PngFile): PdfImage {
   const colors = png.colorType === 3 ? 1 : channels(png.colorType);
   let dict = flateDict(png.width, png.height, colorSpace(png), colors, png.bitDepth);
   const key = png.transparency;
-  if (key && png.colorType !== 3 && key.length >= 2 * colors) {
+  const inRange = (v: number) => v < 2 ** png.bitDepth;
+  if (
+    key &&
+    png.colorType !== 3 &&
+    key.length >= 2 * colors &&
+    [0, 1, 2].slice(0, colors).every((i) => inRange(key.readUInt16BE(2 * i)))
+  ) {
     const values = Array.from({ length: colors }, (_, i) => key.readUInt16BE(2 * i));
     dict += ` /Mask [${values.map((v) => `${v} ${v}`).join(' ')}]`;
   }
@@ -119,8 +182,8 @@ function splitPng(png: PngFile): PdfImage {
   };
 }
 
-// Interlaced images, and palettes with transparency: decoded to 8-bit RGBA (pngjs), then written
-// with the Paeth predictor.
+// Interlaced images, palettes with transparency and 16-bit colour keys (at most DECODED_MAX_PIXELS):
+// decoded to 8-bit RGBA (pngjs), then written with the Paeth predictor.
 function decodedPng(bytes: Buffer): PdfImage {
   let decoded: { width: number; height: number; data: Buffer };
   try {

@@ -36,6 +36,12 @@ export function readJpeg(bytes: Buffer): JpegFrame {
     const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
     if (isFrame) {
       if (length < 8) throw new Error('is a damaged JPEG image (its frame header is too short)');
+      // Baseline, extended and progressive with 8-bit samples: what PDF viewers draw (DCTDecode).
+      if (marker > 0xc2 || bytes[at + 4] !== 8) {
+        throw new Error(
+          'is a JPEG image of a kind PDF viewers cannot draw (lossless, hierarchical, arithmetic or 12-bit): save it as a baseline JPEG',
+        );
+      }
       const height = bytes.readUInt16BE(at + 5);
       const width = bytes.readUInt16BE(at + 7);
       const components = bytes[at + 9]!;

@@ -11,6 +11,13 @@ import { crc32, createInflate, inflateSync } from 'node:zlib';
 /** Decisions section 25: images at most 40 megapixels and 10,000 px a side. */
 export const IMAGE_MAX_PIXELS = 40_000_000;
 export const IMAGE_MAX_SIDE = 10_000;
+/** The image data of a PNG inflates to at most this (40 megapixels of 8-bit RGBA). */
+export const PNG_MAX_INFLATED = 160_000_000;
+/**
+ * Interlaced PNGs, palettes with transparency and 16-bit colour keys are decoded pixel by pixel
+ * (pngjs) to be embedded: those may have at most 4 megapixels.
+ */
+export const DECODED_MAX_PIXELS = 4_000_000;
 
 export interface PngFile {
   width: number;
@@ -102,7 +109,19 @@ export function readPng(bytes: Buffer): PngFile {
   if (!header) throw new Error('is a damaged PNG image (no IHDR chunk)');
   if (data.length === 0) throw new Error('is a damaged PNG image (no image data)');
   if (header.colorType === 3 && !palette) throw new Error('is a damaged PNG image (no palette)');
-  return { ...header, palette, transparency, data };
+  const png = { ...header, palette, transparency, data };
+  const inflated = inflatedSize(png);
+  if (inflated > PNG_MAX_INFLATED) {
+    throw new Error(
+      `decodes to ${Math.round(inflated / 1e6)} MB: a PNG may decode to at most ${PNG_MAX_INFLATED / 1e6} MB (40 megapixels of 8-bit colour with alpha)`,
+    );
+  }
+  if (mustDecode(png) && png.width * png.height > DECODED_MAX_PIXELS) {
+    throw new Error(
+      `is ${png.width} × ${png.height} pixels: an interlaced PNG, or one with transparency in its palette or a 16-bit transparent colour, may have at most ${DECODED_MAX_PIXELS / 1e6} megapixels (save it without interlacing, or with an alpha channel)`,
+    );
+  }
+  return png;
 }
 
 function readHeader(body: Buffer): Omit<PngFile, 'palette' | 'transparency' | 'data'> {
@@ -120,6 +139,13 @@ function readHeader(body: Buffer): Omit<PngFile, 'palette' | 'transparency' | 'd
     throw new Error('is a damaged PNG image (unknown compression, filter or interlace method)');
   }
   return { width, height, bitDepth, colorType, interlaced: body[12] === 1 };
+}
+
+/** Whether embedding the image needs it decoded pixel by pixel (not passed through or split). */
+export function mustDecode(
+  png: Pick<PngFile, 'interlaced' | 'colorType' | 'bitDepth' | 'transparency'>,
+): boolean {
+  return png.interlaced || (png.transparency !== undefined && (png.colorType === 3 || png.bitDepth === 16));
 }
 
 /** Bytes per row of a (sub)image `width` pixels wide, without the filter byte. */
@@ -197,6 +223,11 @@ export async function checkPngData(png: PngFile): Promise<void> {
       if (stride > 0) {
         for (let at = (stride - (seen % stride)) % stride; at < chunk.length; at += stride) {
           if (chunk[at]! > 4) problem = 'is a damaged PNG image (a row has an unknown filter)';
+        }
+        if (problem) {
+          inflate.destroy();
+          resolve();
+          return;
         }
       }
       seen += chunk.length;

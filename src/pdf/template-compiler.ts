@@ -2,7 +2,7 @@ import { CROCKFORD } from '../platform/ids.js';
 import type { Design } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { fontChain, type Face } from './fonts.js';
-import { decodeImage } from './images.js';
+import { preparedImage } from './images.js';
 import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
 import { layoutText, shapeLine, type TextBox } from './text-layout.js';
@@ -93,7 +93,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
   const imageResource = (src: string): string => {
     const known = images.get(src);
     if (known) return known.name;
-    const image = decodeImage(src);
+    const image = preparedImage(src);
     const id = nextObject++;
     const smaskId = image.smask ? nextObject++ : 0;
     writer.stream(id, image.dict + (smaskId ? ` /SMask ${smaskId} 0 R` : ''), image.data);

@@ -95,10 +95,16 @@ export function parseTrueType(data: Buffer): TrueTypeFont {
     os2 && os2.length >= 90 && os2.readUInt16BE(0) >= 2 ? os2.readInt16BE(88) : Math.round(ascender * 0.7);
   const italicAngle = post && post.length >= 8 ? post.readInt32BE(4) / 65536 : 0;
 
+  // Glyph offsets in order and within glyf: the glyphs are then slices of glyf that do not overlap,
+  // so a subset is never larger than the table (glyphs that all point at the whole table made a
+  // subset of one character hundreds of megabytes).
   const glyphOffsets = new Uint32Array(numGlyphs + 1);
   for (let i = 0; i <= numGlyphs; i++) {
     glyphOffsets[i] = longLoca ? loca.readUInt32BE(i * 4) : loca.readUInt16BE(i * 2) * 2;
+    if (i > 0 && glyphOffsets[i]! < glyphOffsets[i - 1]!)
+      throw new Error("font's loca table is out of order");
   }
+  if (glyphOffsets[numGlyphs]! > glyf.length) throw new Error("font's loca table points past its glyf table");
   const advances = new Uint16Array(numGlyphs);
   for (let i = 0; i < numGlyphs; i++) {
     advances[i] = hmtx.readUInt16BE(4 * Math.min(i, numberOfHMetrics - 1));

@@ -33,7 +33,8 @@ export function subsetTrueType(font: TrueTypeFont, list: GlyphList): Buffer {
       // anything): what was read stays.
       while (at + 6 <= data.length) {
         const flags = data.readUInt16BE(at);
-        const component = data.readUInt16BE(at + 2);
+        // A component the font does not have draws nothing: it is .notdef (0) in the subset.
+        const component = data.readUInt16BE(at + 2) < font.numGlyphs ? data.readUInt16BE(at + 2) : 0;
         let mapped = index.get(component);
         if (mapped === undefined) {
           mapped = glyphs.length;

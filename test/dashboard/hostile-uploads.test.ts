@@ -226,6 +226,16 @@ describe('hostile files through the dashboard, the preview, Save and the CLI', (
     assert.ok(figures.rss < GiB);
   });
 
+  it('an image too large to fit a design once in base64 is refused at the upload, not at the next Save', async () => {
+    const raw = randomBytes(800 * (1 + 800 * 3));
+    for (let y = 0; y < 800; y++) raw[y * (1 + 800 * 3)] = 0;
+    const big = png({ width: 800, height: 800, raw });
+    assert.ok(big.length > 1.6 * 1048576 && big.length < 2 * 1048576, `${big.length}`);
+    const res = await upload('image', 'photo.png', big);
+    assert.equal(res.statusCode, 422, res.body.slice(0, 300));
+    assert.match(res.body, /inside a design \(at most 2 MiB, as base64\) an image may be at most 1\.5 MiB/);
+  });
+
   it('malformed designs are a 422 at their path, never a 500: null, prototype keys, wrong types, too many elements, too large', async () => {
     const cases: [unknown, RegExp][] = [
       [null, /must be an object/],

@@ -24,11 +24,32 @@ export function chunk(type: string, body: Buffer): Buffer {
   return Buffer.concat([head, body, crc]);
 }
 
+/** The inflated size of an Adam7-interlaced image of 1-channel samples of `bits` bits. */
+export function adam7Size(width: number, height: number, bits: number): number {
+  const passes = [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ] as const;
+  let size = 0;
+  for (const [x0, y0, dx, dy] of passes) {
+    const w = Math.ceil((width - x0) / dx);
+    const h = Math.ceil((height - y0) / dy);
+    if (w > 0 && h > 0) size += h * (1 + Math.ceil((w * bits) / 8));
+  }
+  return size;
+}
+
 export function png(opts: {
   width: number;
   height: number;
   bitDepth?: number;
   colorType?: number;
+  interlace?: boolean;
   /** The inflated image data; by default rows of zeros of the declared size. */
   raw?: Buffer;
   idat?: Buffer;
@@ -39,6 +60,7 @@ export function png(opts: {
   ihdr.writeUInt32BE(opts.height, 4);
   ihdr[8] = opts.bitDepth ?? 8;
   ihdr[9] = opts.colorType ?? 2;
+  ihdr[12] = opts.interlace ? 1 : 0;
   const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[opts.colorType ?? 2] ?? 3;
   const rowBytes = Math.ceil((opts.width * channels * (opts.bitDepth ?? 8)) / 8);
   const idat =
@@ -168,6 +190,25 @@ export function hostileFiles(): HostileFile[] {
   const manyTables = Buffer.from(font);
   manyTables.writeUInt16BE(0xffff, 4);
   const shortLoca = withTable(font, 'loca', Buffer.alloc(8));
+  // Every glyph the whole glyf table: offsets 0, end, 0, end, ... (long loca).
+  const headAt = tableRecord(font, 'head').offset;
+  const glyfLength = tableRecord(font, 'glyf').length;
+  const zigzag = Buffer.alloc(4 * (numGlyphs + 1));
+  for (let i = 0; i <= numGlyphs; i++) zigzag.writeUInt32BE(i % 2 ? glyfLength : 0, 4 * i);
+  const overlapping = withTable(font, 'loca', zigzag);
+  overlapping.writeInt16BE(1, headAt + 50);
+  const interlaced = (side: number) =>
+    png({
+      width: side,
+      height: side,
+      colorType: 0,
+      bitDepth: 1,
+      raw: Buffer.alloc(adam7Size(side, side, 1)),
+      interlace: true,
+    });
+  const palette = chunk('PLTE', Buffer.from([255, 0, 0, 0, 255, 0]));
+  const badIndex = Buffer.alloc(4 * 5);
+  badIndex[1] = 5; // index 5 of a palette of 2
   const goodPng = png({ width: 4, height: 4 });
   const badCrc = Buffer.from(goodPng);
   badCrc[badCrc.length - 20]! ^= 0xff;
@@ -213,6 +254,28 @@ export function hostileFiles(): HostileFile[] {
       'PNG with a chunk longer than the file',
       Buffer.concat([goodPng.subarray(0, 8), Buffer.from([0x7f, 0xff, 0xff, 0xff]), goodPng.subarray(12)]),
       /cut short/,
+    ),
+    image(
+      'interlaced PNG of 5,000 × 5,000 (1-bit)',
+      interlaced(5_000),
+      /an interlaced PNG, or one with transparency in its palette or a 16-bit transparent colour, may have at most 4 megapixels/,
+    ),
+    image('interlaced PNG of 1,000 × 1,000 (valid)', interlaced(1_000), undefined),
+    image(
+      'palette with transparency and an index outside it',
+      png({
+        width: 4,
+        height: 4,
+        colorType: 3,
+        raw: badIndex,
+        extra: [palette, chunk('tRNS', Buffer.from([0, 255]))],
+      }),
+      /not a readable PNG image/,
+    ),
+    image(
+      'RGBA PNG decoding to 320 MB (16-bit, 40 megapixels)',
+      png({ width: 8_000, height: 5_000, colorType: 6, bitDepth: 16, idat: deflateSync(Buffer.alloc(10)) }),
+      /decodes to 320 MB: a PNG may decode to at most 160 MB/,
     ),
     image(
       'PNG with an unknown filter',
@@ -286,6 +349,7 @@ export function hostileFiles(): HostileFile[] {
     fontFile('font whose glyf table lies outside the file', outside, /glyf table lies outside the file/),
     fontFile('font that says it has 65,535 tables', manyTables, /cut short \(in its table directory\)/),
     fontFile('font with a loca table cut short', shortLoca, /loca table is cut short/),
+    fontFile('font whose glyphs all overlap the whole glyf table', overlapping, /loca table is out of order/),
     fontFile(
       'TTC font collection',
       Buffer.concat([Buffer.from('ttcf'), Buffer.alloc(64)]),

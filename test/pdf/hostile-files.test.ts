@@ -75,6 +75,22 @@ describe('hostile files, checked in the file checker threads', () => {
     assert.ok(performance.now() - next < 100, `${performance.now() - next} ms`);
   });
 
+  it('two images within the limits that decode to more than 160 MB in all: the second is refused', async () => {
+    const one = `data:image/png;base64,${png({ width: 5_000, height: 5_000, colorType: 6 }).toString('base64')}`;
+    const two = `data:image/png;base64,${png({ width: 5_000, height: 4_999, colorType: 6 }).toString('base64')}`;
+    const design = page(72, [
+      { type: 'image', src: one, x: 0, y: 0, width: 10, height: 10 },
+      { type: 'image', src: one, x: 20, y: 0, width: 10, height: 10 },
+      { type: 'image', src: two, x: 40, y: 0, width: 10, height: 10 },
+    ]);
+    const issues = await checker.design(design);
+    assert.deepEqual(
+      issues.map((i) => i.path),
+      [['elements', 2, 'src']],
+    );
+    assert.match(issues[0]!.message, /over 160 MB decoded in all/);
+  });
+
   it('a design whose images are refused names each at its path; a font with a cmap bomb at its path', async () => {
     const big = `data:image/png;base64,${png({ width: 12_000, height: 12_000, idat: Buffer.alloc(8) }).toString('base64')}`;
     const font = withTable(dejavu(), 'cmap', format12Cmap([[0x10000, 0xffffff, 1]]));

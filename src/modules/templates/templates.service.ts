@@ -117,20 +117,34 @@ function schemaIssues(input: unknown): Issue[] {
 }
 
 // The design's size as stored, with each distinct data URL (an image or font used by several
-// elements) counted once.
-function designBytes(design: Design): number {
+// elements) counted once; measured without building the repeated JSON (a design file that names
+// one image in hundreds of elements would be gigabytes of it).
+function designBytes(design: Design): { counted: number; stored: number } {
   const seen = new Set<string>();
+  let inline = 0;
   let repeated = 0;
-  const note = (src: string | undefined) => {
-    if (src === undefined) return;
-    if (seen.has(src)) repeated += Buffer.byteLength(src) + 2;
-    else seen.add(src);
+  const strip = <T extends { src?: string; image?: string }>(o: T, key: 'src' | 'image'): T => {
+    const value = o[key];
+    if (value === undefined) return o;
+    if (seen.has(value)) repeated += value.length;
+    else {
+      seen.add(value);
+      inline += Buffer.byteLength(value);
+    }
+    return { ...o, [key]: '' };
   };
-  note(design.background?.image);
-  for (const element of design.elements) if (element.type === 'image') note(element.src);
-  for (const font of design.fonts ?? []) note(font.src);
-  return Buffer.byteLength(JSON.stringify(design)) - repeated;
+  const skeleton = {
+    ...design,
+    ...(design.background ? { background: strip(design.background, 'image') } : {}),
+    elements: design.elements.map((e) => (e.type === 'image' ? strip(e, 'src') : e)),
+    ...(design.fonts ? { fonts: design.fonts.map((f) => strip(f, 'src')) } : {}),
+  };
+  const counted = Buffer.byteLength(JSON.stringify(skeleton)) + inline;
+  return { counted, stored: counted + repeated };
 }
+
+/** However often a design repeats its images, what is stored (and rendered from) stays bounded. */
+const DESIGN_MAX_STORED = 16 * 1024 * 1024;
 
 function invalid(issues: Issue[]): never {
   throw new ValidationError(
@@ -148,11 +162,19 @@ export async function parseDesign(input: unknown, check?: DesignChecker): Promis
   if (!validateDesign(input)) invalid(schemaIssues(input));
   const design = input as Design;
   const size = designBytes(design);
-  if (size > DESIGN_MAX_BYTES) {
+  if (size.counted > DESIGN_MAX_BYTES) {
     invalid([
       {
         path: [],
-        message: `is ${(size / 1048576).toFixed(1)} MiB: a design may be at most ${DESIGN_MAX_TEXT}, its images and fonts included`,
+        message: `is ${(size.counted / 1048576).toFixed(1)} MiB: a design may be at most ${DESIGN_MAX_TEXT}, its images and fonts included`,
+      },
+    ]);
+  }
+  if (size.stored > DESIGN_MAX_STORED) {
+    invalid([
+      {
+        path: ['elements'],
+        message: `repeat their images into ${(size.stored / 1048576).toFixed(0)} MiB: a design with its repeated images may be at most 16 MiB`,
       },
     ]);
   }

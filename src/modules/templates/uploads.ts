@@ -1,5 +1,6 @@
 import { NOT_A_FONT, type FileChecker } from '../../pdf/pdf-renderer.js';
 import { ValidationError } from '../../platform/errors.js';
+import { DESIGN_MAX_BYTES } from './templates.service.js';
 
 // Files people upload into a design (the studio's images, backgrounds and fonts): the type is
 // read from the content, never from the name; the file is checked (by the very code that embeds
@@ -36,6 +37,16 @@ function sniff(bytes: Buffer): string {
   return 'not an image this service knows';
 }
 
+// A file goes into a design as base64 (4 bytes for 3), and a design is at most 2 MiB: a file that
+// could never be saved is refused at once, not at the next Save.
+function fitsADesign(src: string, what: 'image' | 'font'): void {
+  if (src.length <= DESIGN_MAX_BYTES) return;
+  const max = ((DESIGN_MAX_BYTES * 3) / 4 / 1048576).toFixed(1);
+  refuse(
+    `The ${what} is ${(((src.length - src.indexOf(',') - 1) * 3) / 4 / 1048576).toFixed(1)} MiB: inside a design (at most 2 MiB, as base64) ${what === 'image' ? 'an image' : 'a font'} may be at most ${max} MiB. Make it smaller.`,
+  );
+}
+
 export function createUploadsService(deps: { checker: () => FileChecker }) {
   return {
     /** A PNG or JPEG image as a data URL, with its size in pixels. */
@@ -56,6 +67,7 @@ export function createUploadsService(deps: { checker: () => FileChecker }) {
         refuse(`The ${type.toUpperCase()} image cannot be used: it ${checked.message}.`);
       }
       const src = `data:image/${type};base64,${bytes.toString('base64')}`;
+      fitsADesign(src, 'image');
       return { src, width: checked.width, height: checked.height };
     },
 
@@ -74,6 +86,7 @@ export function createUploadsService(deps: { checker: () => FileChecker }) {
       if (!checked.ok) refuse(`The font cannot be used: it ${checked.message}.`);
       const kind = bytes.subarray(0, 4).toString('latin1') === 'OTTO' ? 'otf' : 'ttf';
       const src = `data:font/${kind};base64,${bytes.toString('base64')}`;
+      fitsADesign(src, 'font');
       return { src, family: checked.family ?? null, bold: checked.bold };
     },
   };
