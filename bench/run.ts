@@ -17,6 +17,7 @@ const benches: [string, ...string[]][] = [
   ['import-rounds.bench.js'],
   ['email.bench.js'],
   ['studio.bench.js'],
+  ['design-check.bench.js'],
   ['verify.bench.js', '5'],
   ['reads.bench.js', '5'],
   ['list.bench.js', '--big', big ? '1000000' : '100000'],
