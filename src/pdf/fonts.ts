@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import * as hb from 'harfbuzzjs';
 import { bundledFace, bundledFacePath, designFaces, fallbackFaceIds, type FontName } from './font-catalog.js';
 import { parseTrueType, type TrueTypeFont } from './truetype-font.js';
@@ -47,6 +49,25 @@ export function adoptFontBytes(record: Record<string, SharedArrayBuffer>): void 
   for (const [id, shared] of Object.entries(record)) if (!bytes.has(id)) bytes.set(id, shared);
 }
 
+// HarfBuzz's objects free their memory (in its WebAssembly heap, which never shrinks and is capped at
+// 2 GB) only when the garbage collector finalises them, and a small JavaScript heap rarely collects:
+// a thread that parsed a few thousand distinct fonts (uploads, previews) ran out of that heap and
+// every later shaping failed. After each task a thread calls releaseFaces(): once some faces were
+// made since the last time, a full collection runs and their memory is reused.
+let shapedFacesMade = 0;
+const RELEASE_AFTER = 4;
+let collect: (() => void) | undefined;
+
+export function releaseFaces(): void {
+  if (shapedFacesMade < RELEASE_AFTER) return;
+  shapedFacesMade = 0;
+  if (!collect) {
+    v8.setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as () => void;
+  }
+  collect();
+}
+
 export function makeFace(
   id: string,
   data: Uint8Array,
@@ -55,6 +76,7 @@ export function makeFace(
   const font = parseTrueType(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   // HarfBuzz copies the bytes into its own heap; it needs a plain (not shared) buffer.
   const hbFont = opts.shape ? new hb.Font(new hb.Face(new hb.Blob(data.slice()))) : undefined;
+  if (hbFont) shapedFacesMade++;
   return { id, font, hb: hbFont, serif: opts.serif, bold: opts.bold };
 }
 

@@ -52,6 +52,9 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     taskQueue: new FairTaskQueue(),
     stricterFIFO: true,
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    // The event loop runs between tasks, so HarfBuzz's finalisers free a design's own fonts there
+    // (fonts.ts, releaseFaces); a blocking Atomics.wait never let them run.
+    atomics: 'async',
     // The design fonts, shared from the start: the workers warm up with them.
     workerData: { fonts: sharedFontBytes(Object.values(designFaces).map((f) => f.id)) },
   });

@@ -2,7 +2,7 @@ import { renderDocument } from './document-writer.js';
 import type { RenderIssue, RenderTemplate, RenderValues } from './render-types.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { adoptFontBytes, fontNames } from './fonts.js';
+import { adoptFontBytes, fontNames, releaseFaces } from './fonts.js';
 import { compileTemplate, type CompiledTemplate } from './template-compiler.js';
 
 // Runs in the piscina worker threads. Compiled templates are cached per thread, keyed by id and
@@ -46,6 +46,7 @@ function compiledFor(template: RenderTask['template']): CompiledTemplate {
 export default function renderTask(task: RenderTask) {
   adoptFontBytes(task.fonts);
   const compiled = compiledFor(task.template);
+  releaseFaces();
   const outcomes = task.items.map((item): WorkerOutcome => {
     // A fresh, exactly sized copy: posting a pooled Buffer would clone its whole backing store.
     if (task.sealable) {

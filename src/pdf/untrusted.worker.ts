@@ -3,6 +3,7 @@ import type { Design } from './design.schema.js';
 import { designIssues } from './design-issues.js';
 import { checkImage } from './images.js';
 import { checkFont } from './font-check.js';
+import { releaseFaces } from './fonts.js';
 import type { RenderIssue } from './render-types.js';
 
 // Runs in the file checker's threads (file-checker.ts): everything that reads bytes people send
@@ -23,6 +24,14 @@ export type CheckResult =
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 export default async function check(task: CheckTask): Promise<CheckResult> {
+  try {
+    return await checked(task);
+  } finally {
+    releaseFaces();
+  }
+}
+
+async function checked(task: CheckTask): Promise<CheckResult> {
   switch (task.kind) {
     case 'design':
       return { kind: 'design', issues: await designIssues(task.design) };
