@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Design } from './design.schema.js';
+import { ServiceUnavailableError } from '../platform/errors.js';
 import type { RenderIssue } from './render-types.js';
 import type { CheckResult, CheckTask } from './untrusted.worker.js';
 
@@ -13,8 +14,10 @@ import type { CheckResult, CheckTask } from './untrusted.worker.js';
 
 export interface FileCheckerOptions {
   threads?: number;
-  /** Longest a check may run (waiting for a thread included). */
+  /** Longest a check may run, from when a thread starts it. */
   timeLimitMs?: number;
+  /** Longest a check may wait for a thread; past it, a 503 (busy). */
+  queueLimitMs?: number;
   /** Each thread's V8 heap (old generation), in MB. */
   memoryMb?: number;
 }
@@ -29,6 +32,7 @@ export interface FileChecker {
 }
 
 export const CHECK_TIME_LIMIT_MS = 10_000;
+const QUEUE_LIMIT_MS = 30_000;
 export const CHECK_MEMORY_MB = 256;
 // How long close() waits at most for threads still loading before it terminates them.
 const LOAD_WAIT_MS = 5_000;
@@ -37,6 +41,7 @@ const CACHED_DESIGNS = 32;
 
 export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
   const timeLimitMs = opts.timeLimitMs ?? CHECK_TIME_LIMIT_MS;
+  const queueLimitMs = opts.queueLimitMs ?? QUEUE_LIMIT_MS;
   const memoryMb = opts.memoryMb ?? CHECK_MEMORY_MB;
   const threads = Math.max(1, opts.threads ?? 2);
   const pool = new Piscina<CheckTask, CheckResult>({
@@ -77,17 +82,41 @@ export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
     return undefined;
   }
 
+  // The time limit counts from when a thread starts the check (the thread says so), not from when it
+  // was queued: a check that waited behind others is not refused for it. Waiting itself is bounded
+  // by QUEUE_LIMIT_MS, and answered 503 (busy, retry), never as the file's fault.
+  let nextId = 0;
+  const starters = new Map<number, () => void>();
+  pool.on('message', (message: { checkStarted?: number } | null) => {
+    if (typeof message?.checkStarted === 'number') starters.get(message.checkStarted)?.();
+  });
+
   async function run(task: CheckTask, transfer?: ArrayBuffer): Promise<CheckResult | { limit: string }> {
     if (closed) throw new Error('the file checker is closed');
+    const id = nextId++;
+    const controller = new AbortController();
+    let startedAt: number | undefined;
+    let timer = setTimeout(() => controller.abort(), queueLimitMs);
+    starters.set(id, () => {
+      startedAt = Date.now();
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(), timeLimitMs);
+    });
     try {
-      return await pool.run(task, {
-        signal: AbortSignal.timeout(timeLimitMs),
-        ...(transfer ? { transferList: [transfer] } : {}),
-      });
+      return await pool.run(
+        { ...task, id },
+        { signal: controller.signal, ...(transfer ? { transferList: [transfer] } : {}) },
+      );
     } catch (err) {
+      if (startedAt === undefined && controller.signal.aborted) {
+        throw new ServiceUnavailableError('file checker', 5);
+      }
       const limit = limitMessage(err);
       if (limit) return { limit };
       throw err;
+    } finally {
+      clearTimeout(timer);
+      starters.delete(id);
     }
   }
 

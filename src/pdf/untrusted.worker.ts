@@ -10,10 +10,11 @@ import type { RenderIssue } from './render-types.js';
 // (designs with their images and fonts, uploaded images and fonts), away from the event loop and
 // under the thread's memory cap and the checker's time limit.
 
-export type CheckTask =
+export type CheckTask = (
   | { kind: 'design'; design: Design }
   | { kind: 'image'; type: 'png' | 'jpeg'; bytes: Uint8Array }
-  | { kind: 'font'; bytes: Uint8Array };
+  | { kind: 'font'; bytes: Uint8Array }
+) & { id?: number };
 
 export type CheckResult =
   | { kind: 'design'; issues: RenderIssue[] }
@@ -24,6 +25,8 @@ export type CheckResult =
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 export default async function check(task: CheckTask): Promise<CheckResult> {
+  // The checker's time limit starts now (file-checker.ts).
+  if (task.id !== undefined) parentPort?.postMessage({ checkStarted: task.id });
   try {
     return await checked(task);
   } finally {

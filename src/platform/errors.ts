@@ -78,7 +78,7 @@ export class QuotaExceededError extends AppError {
 // when the database stopped answering at a commit, so the change may have been made (docs/api.md).
 export type Outcome = 'unchanged' | 'unknown';
 
-type Unavailable = 'database' | 'rate-limit store' | 'shutdown' | 'time-stamp authority';
+type Unavailable = 'database' | 'rate-limit store' | 'shutdown' | 'time-stamp authority' | 'file checker';
 
 export class ServiceUnavailableError extends AppError {
   constructor(what: Unavailable, retryAfterS = 1, outcome: Outcome = 'unchanged') {
@@ -90,6 +90,9 @@ export class ServiceUnavailableError extends AppError {
 function unavailableMessage(what: Unavailable, outcome: Outcome): string {
   if (what === 'shutdown') {
     return 'This server is shutting down; nothing was changed, retry (another instance will answer)';
+  }
+  if (what === 'file checker') {
+    return 'The checks of uploaded files are all busy; nothing was changed, retry after the number of seconds in Retry-After';
   }
   if (outcome === 'unknown') {
     return (

@@ -123,6 +123,24 @@ describe('hostile files, checked in the file checker threads', () => {
     assert.equal((await checker.image('png', png({ width: 2, height: 2 }))).ok, true);
   });
 
+  it('a check that waits too long for a thread is a 503 (busy), not a refusal of its file; the one running is unharmed', async () => {
+    const busy = createFileChecker({ threads: 1, queueLimitMs: 100 });
+    try {
+      // Until the thread is up (its start counts as waiting).
+      for (let i = 0; i < 50; i++) {
+        const up = await busy.image('png', png({ width: 2, height: 2 })).catch(() => undefined);
+        if (up?.ok) break;
+      }
+      const bomb = png({ width: 5_000, height: 5_000, colorType: 6 });
+      const first = busy.image('png', bomb);
+      const second = busy.image('png', png({ width: 2, height: 2 }));
+      await assert.rejects(second, (err: Error & { code?: string }) => err.code === 'service_unavailable');
+      assert.equal((await first).ok, true);
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('600 distinct fonts checked one after the other: HarfBuzz memory is reused, not kept', async () => {
     const base = dejavu();
     const before = process.memoryUsage().rss;
