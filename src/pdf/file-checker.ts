@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Design } from './design.schema.js';
 import { ServiceUnavailableError } from '../platform/errors.js';
+import { destroyAfterLoads } from './pool-loads.js';
 import type { RenderIssue } from './render-types.js';
 import type { CheckResult, CheckTask } from './untrusted.worker.js';
 
@@ -56,16 +57,8 @@ export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
     atomics: 'async',
   });
   // Node 24 aborts the process when a thread is terminated while it evaluates its module: close()
-  // waits for loads first (as the PDF renderer does).
-  let started = 0;
-  let loaded = 0;
-  let allLoaded: (() => void) | undefined;
-  pool.on('workerCreate', () => started++);
-  pool.on('message', (message: { checkWorkerLoaded?: boolean } | null) => {
-    if (message?.checkWorkerLoaded !== true) return;
-    loaded++;
-    if (loaded >= started) allLoaded?.();
-  });
+  // waits for loads first (pool-loads.ts).
+  const destroy = destroyAfterLoads(pool, 'checkWorkerLoaded', { waitMs: LOAD_WAIT_MS });
   // A thread that dies (its memory cap) is replaced by piscina; the error is the task's.
   pool.on('error', () => undefined);
   let closed = false;
@@ -168,15 +161,7 @@ export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
     async close() {
       if (closed) return;
       closed = true;
-      if (loaded < started) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          new Promise<void>((resolve) => (allLoaded = resolve)),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, LOAD_WAIT_MS))),
-        ]);
-        clearTimeout(timer);
-      }
-      await pool.destroy();
+      await destroy();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { FairTaskQueue, laneOption } from './fair-queue.js';
+import { destroyAfterLoads } from './pool-loads.js';
 import { designFaces, fallbackFaceIds } from './font-catalog.js';
 import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
@@ -59,19 +60,8 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     workerData: { fonts: sharedFontBytes(Object.values(designFaces).map((f) => f.id)) },
   });
   let closed = false;
-  // Threads started, and threads done loading their module (pdf.worker.ts posts pdfWorkerLoaded
-  // after its warm-up). Node 24 aborts the whole process (a V8 fatal error) when a worker thread is
-  // terminated while it is still evaluating its module: close() waits for the loads first.
-  let started = 0;
-  let loaded = 0;
-  let allLoaded: (() => void) | undefined;
-  const loading = () => loaded < Math.max(started, threads);
-  pool.on('workerCreate', () => started++);
-  pool.on('message', (message: { pdfWorkerLoaded?: boolean } | null) => {
-    if (message?.pdfWorkerLoaded !== true) return;
-    loaded++;
-    if (!loading()) allLoaded?.();
-  });
+  // pdf.worker.ts posts pdfWorkerLoaded after its warm-up; close() waits for the loads first.
+  const destroy = destroyAfterLoads(pool, 'pdfWorkerLoaded', { threads, waitMs: LOAD_WAIT_MS });
   // One SharedArrayBuffer per template version (a few recent ones), handed to every task.
   const designs = new Map<string, RenderTask['template'] & { texts: TextFonts[] }>();
   function sharedTemplate(template: RenderTemplate) {
@@ -138,15 +128,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     async close() {
       if (closed) return;
       closed = true;
-      if (loading()) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          new Promise<void>((resolve) => (allLoaded = resolve)),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, LOAD_WAIT_MS))),
-        ]);
-        clearTimeout(timer);
-      }
-      await pool.destroy();
+      await destroy();
     },
   };
 }
