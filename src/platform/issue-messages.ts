@@ -13,7 +13,9 @@ const PATTERNS: Record<string, string> = {
 
 const FORMATS: Record<string, string> = {
   email: 'must be an email address',
-  'date-time': 'must be a UTC ISO 8601 timestamp such as 2026-11-21T09:30:00.000Z',
+  // Any offset is accepted (Z, +01:00, -05:00), not only UTC; seconds are required.
+  'date-time':
+    'must be an ISO 8601 date-time with seconds and a time zone (Z or an offset), such as 2026-11-21T09:30:00Z or 2026-11-21T10:30:00+01:00',
   uri: 'must be an absolute URL',
   uuid: 'must be a UUID',
 };

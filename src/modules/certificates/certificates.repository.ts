@@ -15,6 +15,8 @@ export interface CertificateRow {
   status: CertificateStatus;
   issued_at: Date | null;
   expires_at: Date | null;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD), when the issuer wrote it. */
+  expires_on: string | null;
   revoked_at: Date | null;
   revocation_reason: string | null;
   download_count: number;
@@ -31,6 +33,8 @@ export interface NewCertificate {
   title: string;
   data: Record<string, string | number | boolean>;
   expiresAt?: Date | null;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD), when the issuer wrote it. */
+  expiresOn?: string | null;
   /** Renewal reminders still to send (days before expiry, in due order) and when the first is due. */
   reminders?: number[];
   nextReminderAt?: Date | null;
@@ -45,7 +49,7 @@ export interface FrozenPdf {
 }
 
 export const CERT_COLUMNS =
-  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, expires_at, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
+  'id, account_id, template_id, unique_code, recipient_name, recipient_email, title, data, status, issued_at, expires_at, expires_on::text, revoked_at, revocation_reason, download_count, email_count, verification_count, created_at';
 
 // Inserts issued certificates with one statement, inside the caller's transaction (which also
 // holds the quota reservation and then freezes their PDFs: insertPdfs).
@@ -64,12 +68,12 @@ export async function insertIssued(
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count, template_version)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count, template_version, expires_on)
      SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires,
-            u.reminders::integer[], u.next_reminder, $14, $15
+            u.reminders::integer[], u.next_reminder, $14, $15, u.expires_on
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
-                   $12::text[], $13::timestamptz[])
-         AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder)
+                   $12::text[], $13::timestamptz[], $16::date[])
+         AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder, expires_on)
      RETURNING ${CERT_COLUMNS}`,
     [
       input.accountId,
@@ -88,6 +92,7 @@ export async function insertIssued(
       items.map((i) => i.nextReminderAt ?? null),
       input.emailed ? 1 : 0,
       input.templateVersion,
+      items.map((i) => i.expiresOn ?? null),
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));

@@ -33,7 +33,7 @@ export const Recipient = Type.Object(
       Type.String({
         format: 'date-time',
         description:
-          "When this certificate expires (ISO 8601 date-time with a time zone, e.g. 2028-11-21T00:00:00Z), after the issue time; overrides the template's validity. Frozen at issue.",
+          "When this certificate expires (ISO 8601 date-time with seconds and a time zone, Z or any offset, e.g. 2028-11-21T00:00:00Z or 2028-11-26T00:00:00+01:00), after the issue time; overrides the template's validity. Frozen at issue. The instant decides expiry; the date part as written is the day the verification page shows (2028-11-26T00:00:00+01:00: 26 November 2028).",
       }),
     ),
   },

@@ -61,9 +61,9 @@ WITH quota AS (
 ), cert AS (
   INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email,
                             title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at,
-                            email_count, template_version)
+                            email_count, template_version, expires_on)
   SELECT $7, $1, $2, $8, $9, $10, $11, $12, $13::jsonb, 'Issued', $14, $14, $15, $16::integer[], $17,
-         CASE WHEN $22::uuid IS NULL THEN 0 ELSE 1 END, $18
+         CASE WHEN $22::uuid IS NULL THEN 0 ELSE 1 END, $18, $25::date
     FROM entry
   RETURNING ${CERT_COLUMNS}
 ), credential AS (
@@ -114,6 +114,7 @@ export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<Certifica
       input.emailId ?? null,
       pdf.sha256,
       pdf.signedBy,
+      item.expiresOn ?? null,
     ],
   });
   const { ok: _ok, notified: _notified, ...certificate } = rows[0]!;

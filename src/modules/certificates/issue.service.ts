@@ -54,6 +54,8 @@ interface Candidate {
   values: RenderValues;
   id: string;
   expiresAt: Date | null;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD), when the issuer wrote it. */
+  expiresOn: string | null;
   /** A reissue that keeps the old certificate's expiry. */
   inheritedExpiry?: boolean;
 }
@@ -137,14 +139,17 @@ export function createIssueService(deps: {
     recipient: ValidRecipient,
     issuedAt: Date,
     templateExpiry: Date | null,
+    templateExpiresOn: string | null = null,
   ): Candidate {
     const code = uniqueCode();
     const expiresAt = recipient.expiresAt ?? templateExpiry;
+    const expiresOn = recipient.expiresAt ? (recipient.expiresOn ?? null) : templateExpiresOn;
     return {
       index,
       recipient,
       id: uuidv7(issuedAt.getTime()),
       expiresAt,
+      expiresOn,
       values: {
         recipientName: recipient.name,
         issuedAt: issuedAt.toISOString(),
@@ -218,6 +223,7 @@ export function createIssueService(deps: {
       title: titleOf(template, r.values),
       data: r.recipient.data,
       expiresAt: r.expiresAt,
+      expiresOn: r.expiresOn,
       reminders: plan.reminders,
       nextReminderAt: plan.nextAt,
     };
@@ -438,6 +444,7 @@ export function createIssueService(deps: {
         checked.recipient,
         issuedAt,
         inherited ?? validityOf(template)?.(issuedAt) ?? null,
+        inherited ? (old.expires_on ?? null) : null,
       );
       c.inheritedExpiry = checked.recipient.expiresAt === undefined && inherited !== null;
       const signing = prepareSigning(principal.accountId, issuedAt);

@@ -10,7 +10,12 @@ export interface ValidRecipient {
   data: Record<string, string | number | boolean>;
   /** The recipient's own expiry, overriding the template's validity. */
   expiresAt?: Date;
+  /** The calendar day of expiresAt as written (its date part, whatever its offset): YYYY-MM-DD. */
+  expiresOn?: string;
 }
+
+// An ISO 8601 date-time with a time zone, as the schema's date-time format accepts it.
+const ISO_DATE_PART = /^(\d{4}-\d{2}-\d{2})[Tt ]/;
 
 const validateShape = compileBodyValidator(Recipient);
 
@@ -47,10 +52,16 @@ export function checkRecipient(
     }
   }
   let expiresAt: Date | undefined;
+  // The issuer's calendar day is the date part as written: 2028-11-26T00:00:00+01:00 is shown as
+  // 26 November 2028 although its instant is 2028-11-25T23:00:00Z (docs/api.md, "Expiry").
+  const expiresOn = raw.expiresAt === undefined ? undefined : ISO_DATE_PART.exec(raw.expiresAt)?.[1];
   if (raw.expiresAt !== undefined) {
     expiresAt = new Date(raw.expiresAt);
-    if (Number.isNaN(expiresAt.getTime())) {
-      issues.push({ path: [...prefix, 'expiresAt'], message: 'must be a date-time' });
+    if (Number.isNaN(expiresAt.getTime()) || expiresOn === undefined) {
+      issues.push({
+        path: [...prefix, 'expiresAt'],
+        message: 'must be an ISO 8601 date-time with Z or an offset, such as 2028-11-26T00:00:00+01:00',
+      });
     } else if (expiresAt.getTime() <= issuedAt.getTime()) {
       issues.push({
         path: [...prefix, 'expiresAt'],
@@ -61,6 +72,6 @@ export function checkRecipient(
   if (issues.length > 0) return { ok: false, issues };
   return {
     ok: true,
-    recipient: { name, email: raw.email, data, ...(expiresAt ? { expiresAt } : {}) },
+    recipient: { name, email: raw.email, data, ...(expiresAt ? { expiresAt, expiresOn } : {}) },
   };
 }

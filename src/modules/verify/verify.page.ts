@@ -28,6 +28,8 @@ export type VerifyView = Verification & {
   linkedinOrganizationId?: string | null;
   publicDownload?: boolean;
   expiresAt?: string | null;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD): shown instead of expiresAt's UTC day. */
+  expiresOn?: string | null;
 };
 
 const STYLE = `
@@ -40,6 +42,7 @@ main{max-width:40rem;margin:0 auto;padding:1rem}
 .banner{display:flex;align-items:center;gap:.9rem;padding:1.25rem;color:#fff}
 .banner.valid{background:#13793f}
 .banner.revoked{background:#b42318}
+.banner.superseded{background:#1f5fbf}
 .banner.expired{background:#b54708}
 .banner.unknown{background:#475467}
 .banner svg{flex:none;width:3rem;height:3rem}
@@ -48,6 +51,12 @@ main{max-width:40rem;margin:0 auto;padding:1rem}
 .banner time{white-space:nowrap}
 .reason{margin:0;padding:.9rem 1.25rem;background:#fef3f2;color:#7a271a;border-bottom:1px solid #fecdca;overflow-wrap:anywhere}
 .reason strong{display:block;font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#b42318}
+.replaced{margin:0;padding:.9rem 1.25rem;background:#eff4ff;color:#1c2430;border-bottom:1px solid #c7d7fe;overflow-wrap:anywhere}
+#superseded-by{display:inline-block;margin:0 0 .35rem;padding:.55rem 1rem;border-radius:8px;background:#1f5fbf;color:#fff;font-weight:700;text-decoration:none}
+#superseded-by:focus{outline:3px solid #84adff;outline-offset:2px}
+.replaced span{display:block;font-size:.9rem;color:#475467}
+details.tech{margin-top:.4rem;font-size:.9rem;color:#475467}
+details.tech summary{cursor:pointer;color:#1f5fbf}
 dl{margin:0;padding:.4rem 1.25rem 1rem}
 dl div{padding:.7rem 0;border-bottom:1px solid #eaecf0}
 dl div:last-child{border-bottom:0}
@@ -122,12 +131,23 @@ function time(iso: string, lang: Language): string {
   return `<time datetime="${escapeHtml(iso)}">${escapeHtml(formatDate(iso, lang))}</time>`;
 }
 
+// The expiry as the issuer meant it: their calendar day (the date part of the expiresAt they
+// wrote, offset and all), else the UTC day of the instant. datetime= keeps the instant.
+function expiryTime(view: VerifyView, lang: Language): string {
+  const day = view.expiresOn && /^\d{4}-\d{2}-\d{2}$/.test(view.expiresOn) ? view.expiresOn : undefined;
+  if (!day) return time(view.expiresAt!, lang);
+  return `<time datetime="${escapeHtml(view.expiresAt!)}">${escapeHtml(formatDate(`${day}T12:00:00.000Z`, lang))}</time>`;
+}
+
 const ICON_CHECK =
   '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
   '<path d="M14 24.5l7 7 13-14" fill="none" stroke="#13793f" stroke-width="5" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 const ICON_CROSS =
   '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
   '<path d="M16 16l16 16M32 16L16 32" fill="none" stroke="#b42318" stroke-width="5" stroke-linecap="round"/></svg>';
+const ICON_REPLACED =
+  '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
+  '<path d="M13 24h20M26 16l8 8-8 8" fill="none" stroke="#1f5fbf" stroke-width="5" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 const ICON_QUESTION =
   '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="22" fill="#fff"/>' +
   '<path d="M18 18a6 6 0 1 1 8.5 5.5c-1.8.8-2.5 2-2.5 4v1.5" fill="none" stroke="#475467" stroke-width="4.5" stroke-linecap="round"/>' +
@@ -199,10 +219,11 @@ ${opts.script ? `<script>${SCRIPT}</script>\n` : ''}</body>
 `;
 }
 
-type PageState = 'valid' | 'revoked' | 'expired' | 'unknown';
+type PageState = 'valid' | 'revoked' | 'superseded' | 'expired' | 'unknown';
 
+// Superseded: revoked by a correction (reissue), which the page points to first.
 function stateOf(view: VerifyView): PageState {
-  if (view.status === 'Revoked') return 'revoked';
+  if (view.status === 'Revoked') return view.supersededBy ? 'superseded' : 'revoked';
   if (view.expired && view.expiresAt) return 'expired';
   return view.valid && view.status === 'Issued' ? 'valid' : 'unknown';
 }
@@ -221,18 +242,29 @@ function banner(view: VerifyView, state: PageState, lang: Language): string {
     const reason = view.revocationReason
       ? escapeHtml(view.revocationReason)
       : messageHtml(lang, 'page.revoked.noReason');
-    // A correction (reissue) links the certificate that replaced this one.
-    const replaced = view.supersededBy
-      ? ` <a id="superseded-by" href="${escapeHtml(view.supersededBy)}">${messageHtml(lang, 'page.superseded.link')}</a>`
-      : '';
     return `<header class="banner revoked" id="verify-state" data-state="revoked">${ICON_CROSS}<div>
 <h1>${messageHtml(lang, 'page.revoked.heading')}</h1>
 <p>${text}</p></div></header>
-<p class="reason" id="revocation-reason"><strong>${messageHtml(lang, 'page.revoked.reason')}</strong><span dir="auto">${reason}</span>${replaced}</p>`;
+<p class="reason" id="revocation-reason"><strong>${messageHtml(lang, 'page.revoked.reason')}</strong><span dir="auto">${reason}</span></p>`;
+  }
+  if (state === 'superseded' && view.supersededBy) {
+    // A correction (reissue): the link to the certificate that replaced this one comes first; the
+    // stored reason ("Superseded by <code>", the service's words) is said in the page's language.
+    const text = view.revokedAt
+      ? messageHtml(lang, 'page.superseded.textOn', { issuer, date: time(view.revokedAt, lang) })
+      : messageHtml(lang, 'page.superseded.textNoDate', { issuer });
+    const newCode = view.supersededBy.slice(view.supersededBy.lastIndexOf('/') + 1);
+    const said = messageHtml(lang, 'page.superseded.reason', {
+      code: escapeHtml(newCode),
+    });
+    return `<header class="banner superseded" id="verify-state" data-state="superseded">${ICON_REPLACED}<div>
+<h1>${messageHtml(lang, 'page.superseded.heading')}</h1>
+<p>${text}</p></div></header>
+<p class="replaced" id="superseded"><a id="superseded-by" href="${escapeHtml(view.supersededBy)}">${messageHtml(lang, 'page.superseded.link')}</a><span id="revocation-reason">${said}</span></p>`;
   }
   if (state === 'expired' && view.expiresAt) {
     return `<header class="banner expired" id="verify-state" data-state="expired">${ICON_CROSS}<div>
-<h1>${messageHtml(lang, 'page.expired.text', { date: time(view.expiresAt, lang) })}</h1>
+<h1>${messageHtml(lang, 'page.expired.text', { date: expiryTime(view, lang) })}</h1>
 <p>${messageHtml(lang, 'page.expired.body', { issuer })}</p></div></header>`;
   }
   return `<header class="banner unknown" id="verify-state" data-state="unknown">${ICON_QUESTION}<div>
@@ -249,6 +281,7 @@ function row(label: string, valueHtml: string, id: string, className = '', typed
 const TITLES = {
   valid: 'title.valid',
   revoked: 'title.revoked',
+  superseded: 'title.superseded',
   expired: 'title.expired',
   unknown: 'title.unknown',
 } as const;
@@ -262,8 +295,10 @@ function signature(view: VerifyView, lang: Language): string {
   const signed = messageHtml(lang, 'signature.signed', {
     issuer: `<bdi>${escapeHtml(view.issuerName)}</bdi>`,
   });
+  // Who signed, in words; the issuer's DID only under "Technical details".
   const did = messageHtml(lang, 'signature.issuer', { did: `<code>${escapeHtml(view.issuerDid)}</code>` });
-  return `${signed} ${pdf} <span class="did">${did}</span> <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">${messageHtml(lang, 'signature.download')}</a>`;
+  return `${signed} ${pdf} <a id="credential-link" href="${escapeHtml(view.credentialUrl)}" download="credential-${escapeHtml(view.uniqueCode)}.json">${messageHtml(lang, 'signature.download')}</a>
+<details class="tech" id="signature-details"><summary>${messageHtml(lang, 'signature.details')}</summary><span class="did">${did}</span></details>`;
 }
 
 // "Add to LinkedIn profile" (for a valid certificate) and "Copy link". The copy button appears
@@ -310,7 +345,13 @@ function previewOf(
     date: formatDate(view.issuedAt, lang),
   };
   const key =
-    state === 'valid' ? 'preview.valid' : state === 'revoked' ? 'preview.revoked' : 'preview.unknown';
+    state === 'valid'
+      ? 'preview.valid'
+      : state === 'revoked'
+        ? 'preview.revoked'
+        : state === 'superseded'
+          ? 'preview.superseded'
+          : 'preview.unknown';
   return {
     title: `${view.recipientName}: ${view.title}`,
     description: message(lang, key, params),
@@ -360,7 +401,7 @@ export function renderVerifyPage(view: VerifyView, lang: Language = 'en'): strin
       ? [
           row(
             messageHtml(lang, view.expired ? 'label.expiredOn' : 'label.validUntil'),
-            time(view.expiresAt, lang),
+            expiryTime(view, lang),
             'expires-at',
           ),
         ]
@@ -375,7 +416,7 @@ ${details}
 </dl>
 </article>
 ${share(view, state, lang)}
-<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-credential-sha256="${escapeHtml(view.credentialSha256 ?? '')}" data-revoked="${state === 'revoked'}" data-messages="${clientMessagesOf(lang)}">
+<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${escapeHtml(view.pdfSha256)}" data-credential-sha256="${escapeHtml(view.credentialSha256 ?? '')}" data-revoked="${state === 'revoked' || state === 'superseded'}" data-messages="${clientMessagesOf(lang)}">
 <h2 id="pdf-check-title">${messageHtml(lang, 'check.heading')}</h2>
 <p>${messageHtml(lang, 'check.intro')}</p>
 <label class="drop" id="pdf-drop" for="pdf-file">

@@ -6,6 +6,8 @@ export interface VerificationRow {
   recipient_name: string;
   issued_at: Date;
   expires_at: Date | null;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD), when the issuer wrote it. */
+  expires_on: string | null;
   revoked_at: Date | null;
   revocation_reason: string | null;
   title: string;
@@ -38,7 +40,7 @@ export async function findForVerification(
        FROM async_commit, templates t, accounts a, certificate_pdfs p
       WHERE c.unique_code = $1 AND c.status <> 'Draft'
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
-      RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.title,
+      RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.expires_at, c.expires_on::text, c.revoked_at, c.revocation_reason, c.title,
                 t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
                 a.linkedin_organization_id, a.public_download,
                 (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256,

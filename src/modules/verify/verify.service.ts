@@ -24,6 +24,8 @@ export interface PageExtras {
   linkedinOrganizationId: string | null;
   /** Whether the page offers the PDF (the account's setting). */
   publicDownload: boolean;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD), which the page shows; null: its UTC day. */
+  expiresOn: string | null;
 }
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
@@ -54,6 +56,7 @@ export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: 
         recipientName: row.recipient_name,
         issuedAt: row.issued_at.toISOString(),
         expiresAt: row.expires_at?.toISOString() ?? null,
+        expiresOn: row.expires_at ? row.expires_on : null,
         expired,
         revokedAt: row.revoked_at?.toISOString() ?? null,
         revocationReason: row.revocation_reason,

@@ -16,6 +16,16 @@ export const de: Catalog = {
   'page.expired.body': 'Dieses Zertifikat von {issuer} war bis dahin gültig. Es ist nicht mehr gültig.',
   'page.superseded.text': 'Dieses Zertifikat wurde ersetzt durch {link}',
   'page.superseded.link': 'Zum korrigierten Zertifikat',
+  'page.superseded.heading': 'Durch ein korrigiertes Zertifikat ersetzt',
+  'page.superseded.textOn':
+    '{issuer} hat dieses Zertifikat am {date} durch ein korrigiertes ersetzt. Dieses ist nicht mehr gültig.',
+  'page.superseded.textNoDate':
+    '{issuer} hat dieses Zertifikat durch ein korrigiertes ersetzt. Dieses ist nicht mehr gültig.',
+  'page.superseded.reason': 'Ersetzt durch {code}',
+  'title.superseded': 'Ersetztes Zertifikat',
+  'preview.superseded':
+    'Zertifikat, ausgestellt von {issuer} für {name}. Durch ein korrigiertes Zertifikat ersetzt.',
+  'signature.details': 'Technische Details',
   'title.valid': 'Gültiges Zertifikat',
   'title.revoked': 'Widerrufenes Zertifikat',
   'title.unknown': 'Zertifikat nicht gültig',

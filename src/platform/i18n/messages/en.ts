@@ -14,6 +14,15 @@ export const en = {
   'page.expired.body': 'This certificate from {issuer} was valid until then. It is no longer valid.',
   'page.superseded.text': 'This certificate was replaced by {link}',
   'page.superseded.link': 'See the corrected certificate',
+  'page.superseded.heading': 'Replaced by a corrected certificate',
+  'page.superseded.textOn':
+    '{issuer} replaced this certificate with a corrected one on {date}. This one is no longer valid.',
+  'page.superseded.textNoDate':
+    '{issuer} replaced this certificate with a corrected one. This one is no longer valid.',
+  'page.superseded.reason': 'Superseded by {code}',
+  'title.superseded': 'Replaced certificate',
+  'preview.superseded': 'Certificate issued by {issuer} to {name}. Replaced by a corrected certificate.',
+  'signature.details': 'Technical details',
   'title.valid': 'Valid certificate',
   'title.revoked': 'Revoked certificate',
   'title.unknown': 'Certificate not valid',

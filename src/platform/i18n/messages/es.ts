@@ -15,6 +15,15 @@ export const es: Catalog = {
   'page.expired.body': 'Este certificado de {issuer} era válido hasta esa fecha. Ya no es válido.',
   'page.superseded.text': 'Este certificado fue sustituido por {link}',
   'page.superseded.link': 'Ver el certificado corregido',
+  'page.superseded.heading': 'Sustituido por un certificado corregido',
+  'page.superseded.textOn':
+    '{issuer} sustituyó este certificado por uno corregido el {date}. Este ya no es válido.',
+  'page.superseded.textNoDate':
+    '{issuer} sustituyó este certificado por uno corregido. Este ya no es válido.',
+  'page.superseded.reason': 'Sustituido por {code}',
+  'title.superseded': 'Certificado sustituido',
+  'preview.superseded': 'Certificado emitido por {issuer} a {name}. Sustituido por un certificado corregido.',
+  'signature.details': 'Detalles técnicos',
   'title.valid': 'Certificado válido',
   'title.revoked': 'Certificado revocado',
   'title.unknown': 'Certificado no válido',

@@ -15,6 +15,15 @@ export const fr: Catalog = {
   'page.expired.body': 'Ce certificat de {issuer} était valide jusqu’à cette date. Il n’est plus valide.',
   'page.superseded.text': 'Ce certificat a été remplacé par {link}',
   'page.superseded.link': 'Voir le certificat corrigé',
+  'page.superseded.heading': 'Remplacé par un certificat corrigé',
+  'page.superseded.textOn':
+    '{issuer} a remplacé ce certificat par un certificat corrigé le {date}. Celui-ci n’est plus valide.',
+  'page.superseded.textNoDate':
+    '{issuer} a remplacé ce certificat par un certificat corrigé. Celui-ci n’est plus valide.',
+  'page.superseded.reason': 'Remplacé par {code}',
+  'title.superseded': 'Certificat remplacé',
+  'preview.superseded': 'Certificat délivré par {issuer} à {name}. Remplacé par un certificat corrigé.',
+  'signature.details': 'Détails techniques',
   'title.valid': 'Certificat valide',
   'title.revoked': 'Certificat révoqué',
   'title.unknown': 'Certificat non valide',

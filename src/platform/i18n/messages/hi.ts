@@ -15,6 +15,15 @@ export const hi: Catalog = {
   'page.expired.body': '{issuer} का यह प्रमाणपत्र उस तारीख तक मान्य था। अब यह मान्य नहीं है।',
   'page.superseded.text': 'इस प्रमाणपत्र की जगह {link} जारी किया गया',
   'page.superseded.link': 'सुधारा गया प्रमाणपत्र देखें',
+  'page.superseded.heading': 'सुधारे गए प्रमाणपत्र से बदला गया',
+  'page.superseded.textOn':
+    '{issuer} ने {date} को इस प्रमाणपत्र की जगह एक सुधारा गया प्रमाणपत्र जारी किया। यह प्रमाणपत्र अब मान्य नहीं है।',
+  'page.superseded.textNoDate':
+    '{issuer} ने इस प्रमाणपत्र की जगह एक सुधारा गया प्रमाणपत्र जारी किया। यह प्रमाणपत्र अब मान्य नहीं है।',
+  'page.superseded.reason': '{code} से बदला गया',
+  'title.superseded': 'बदला गया प्रमाणपत्र',
+  'preview.superseded': '{issuer} द्वारा {name} को जारी प्रमाणपत्र। सुधारे गए प्रमाणपत्र से बदला गया।',
+  'signature.details': 'तकनीकी विवरण',
   'title.valid': 'मान्य प्रमाणपत्र',
   'title.revoked': 'रद्द किया गया प्रमाणपत्र',
   'title.unknown': 'प्रमाणपत्र मान्य नहीं',

@@ -15,6 +15,15 @@ export const ja: Catalog = {
   'page.expired.body': '{issuer} が発行したこの証明書はその日まで有効でした。現在は無効です。',
   'page.superseded.text': 'この証明書は {link} に置き換えられました',
   'page.superseded.link': '訂正後の証明書を見る',
+  'page.superseded.heading': '訂正後の証明書に置き換えられました',
+  'page.superseded.textOn':
+    '{issuer} は {date} にこの証明書を訂正後の証明書に置き換えました。この証明書は現在無効です。',
+  'page.superseded.textNoDate':
+    '{issuer} はこの証明書を訂正後の証明書に置き換えました。この証明書は現在無効です。',
+  'page.superseded.reason': '{code} に置き換えられました',
+  'title.superseded': '置き換えられた証明書',
+  'preview.superseded': '{issuer} が {name} に発行した証明書。訂正後の証明書に置き換えられました。',
+  'signature.details': '技術的な詳細',
   'title.valid': '有効な証明書',
   'title.revoked': '取り消された証明書',
   'title.unknown': '無効な証明書',

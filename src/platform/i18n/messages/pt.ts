@@ -15,6 +15,16 @@ export const pt: Catalog = {
   'page.expired.body': 'Este certificado de {issuer} era válido até essa data. Ele não é mais válido.',
   'page.superseded.text': 'Este certificado foi substituído por {link}',
   'page.superseded.link': 'Ver o certificado corrigido',
+  'page.superseded.heading': 'Substituído por um certificado corrigido',
+  'page.superseded.textOn':
+    '{issuer} substituiu este certificado por um corrigido em {date}. Este não é mais válido.',
+  'page.superseded.textNoDate':
+    '{issuer} substituiu este certificado por um corrigido. Este não é mais válido.',
+  'page.superseded.reason': 'Substituído por {code}',
+  'title.superseded': 'Certificado substituído',
+  'preview.superseded':
+    'Certificado emitido por {issuer} para {name}. Substituído por um certificado corrigido.',
+  'signature.details': 'Detalhes técnicos',
   'title.valid': 'Certificado válido',
   'title.revoked': 'Certificado revogado',
   'title.unknown': 'Certificado inválido',
