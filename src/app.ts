@@ -10,6 +10,7 @@ import { fastifyEdgeOptions, installEdge } from './platform/http/edge.js';
 import { uuidv7 } from './platform/ids.js';
 import { ServiceUnavailableError } from './platform/errors.js';
 import { docsRoutes } from './modules/openapi/docs.routes.js';
+import { faviconRoutes } from './platform/http/favicon.js';
 import { openapiRoutes } from './modules/openapi/openapi.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { Template } from './modules/templates/templates.schemas.js';
@@ -157,6 +158,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   credentialsRoutes(app, deps.services.credentials);
   openapiRoutes(app);
   docsRoutes(app);
+  faviconRoutes(app);
   healthRoutes(app, {
     db: deps.db,
     store: deps.rateLimitStore,

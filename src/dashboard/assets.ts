@@ -36,8 +36,12 @@ h2{font-size:1.2rem;margin:0 0 .75rem}
 .stat{background:#fff;border:1px solid #dde2ea;border-radius:12px;padding:1rem 1.2rem}
 .stat dt{font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#526077}
 .stat dd{margin:.2rem 0 0;font-size:1.6rem;font-weight:700}
+/* A date is smaller than the numbers, in a box of their line's height: on one line or two (a narrow card), its card
+   is as tall as the others, so a wrapped date never stretches the row. */
+.stat dd.date{font-size:1rem;line-height:1.2rem;min-height:2.4rem;display:flex;align-items:center}
 .meter{height:.6rem;background:#e4e8ef;border-radius:99px;overflow:hidden;margin-top:.6rem}
 .meter span{display:block;height:100%;background:#2e6be6}
+progress.bar{display:block;width:100%;height:.8rem;margin:.3rem 0 .9rem;accent-color:#2e6be6}
 ${Array.from({ length: 21 }, (_, i) => `.meter .w${i * 5}{width:${i * 5}%}`).join('')}
 label{display:block;font-weight:600;margin:.8rem 0 .25rem}
 .hint{display:block;font-weight:400;font-size:.88rem;color:#526077}
@@ -109,7 +113,11 @@ label.inline select{width:auto}
 .studio-side input,.studio-side select,.studio-side textarea{max-width:100%}
 .studio-side label{margin:.5rem 0 .15rem;font-size:.9rem}
 .studio-side fieldset{max-width:100%}
-ol.outline{padding-left:1.2rem;margin:0;max-height:16rem;overflow:auto}
+/* Room for the numbers up to 500 (the list scrolls, so markers outside its padding would be cut), and each entry's
+   first line on its number's line (a button is inline-block: its baseline is its last line's). */
+ol.outline{padding-left:2.4rem;margin:0;max-height:16rem;overflow:auto}
+ol.outline li{padding:.1rem 0}
+ol.outline button.link{vertical-align:top;overflow-wrap:anywhere}
 button.link{background:none;border:0;color:#1849a9;padding:.1rem 0;font-weight:400;text-align:start;cursor:pointer}
 button.link[aria-current]{font-weight:700;color:#102a73}
 button:disabled{opacity:.5;cursor:default}

@@ -1,5 +1,6 @@
 import * as tag from 'escape-html-template-tag';
 import { formatDateUtc } from '../modules/verify/verify.page.js';
+import { FAVICON_LINK } from '../platform/http/favicon.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 
 // Every page is built with the `html` tag: each interpolated value is escaped unless it is itself
@@ -124,6 +125,7 @@ export function page(frame: PageFrame): string {
           <meta name="robots" content="noindex" />
           <meta name="referrer" content="same-origin" />
           <title>${frame.title} · certsvc dashboard</title>
+          ${safe(FAVICON_LINK)}
           <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${DASHBOARD_CSS.version}" />
           <script src="/dashboard/assets/dashboard.js?v=${DASHBOARD_JS.version}" defer></script>
           ${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}

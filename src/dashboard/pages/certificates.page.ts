@@ -283,11 +283,12 @@ export function certificatePage(opts: {
                 : ''
             }
           </dd>
-          ${Object.entries(c.data).map(
-            ([k, v]) =>
-              html`<dt><code>${k}</code></dt>
-                <dd dir="auto">${String(v)}</dd>`,
-          )}
+          ${Object.entries(c.data).map(([k, v]) => {
+            // The template's label; a key it does not show (or an archived template's) as it is.
+            const label = opts.templateFields?.find((f) => f.key === k)?.label;
+            return html`<dt>${label ? typed(label) : html`<code>${k}</code>`}</dt>
+              <dd dir="auto">${String(v)}</dd>`;
+          })}
           <dt>Issued</dt>
           <dd>${dateTime(c.issuedAt)}</dd>
           ${

@@ -50,7 +50,7 @@ export function homePage(opts: {
           </div>
           <div class="stat">
             <dt>Resets on</dt>
-            <dd id="usage-reset">${date(c.resetAt)}</dd>
+            <dd id="usage-reset" class="date">${date(c.resetAt)}</dd>
           </div>
         </dl>
         ${meter}

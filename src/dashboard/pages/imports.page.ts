@@ -92,11 +92,14 @@ export function importPage(opts: {
           ${stateBadge(i.state)} from <bdi>${opts.templateName ?? 'an archived template'}</bdi>, uploaded
           ${dateTime(i.createdAt)}
         </p>
-        <label for="import-bar">Rows done</label>
+        <label for="import-bar"
+          >Rows done: <span id="import-done">${i.done.toLocaleString('en-US')}</span> of
+          ${i.rows.toLocaleString('en-US')}</label
+        >
         <progress
           id="import-bar"
+          class="bar"
           role="progressbar"
-          aria-label="Rows done"
           aria-valuemin="0"
           aria-valuenow="${i.done}"
           aria-valuemax="${i.rows}"
@@ -104,11 +107,6 @@ export function importPage(opts: {
           max="${i.rows}"
         ></progress>
         <dl class="facts" aria-live="polite">
-          <dt>Rows done</dt>
-          <dd>
-            <span id="import-done">${i.done.toLocaleString('en-US')}</span> of
-            ${i.rows.toLocaleString('en-US')}
-          </dd>
           <dt>Created</dt>
           <dd id="import-created">${i.created.toLocaleString('en-US')}</dd>
           <dt>Failed</dt>

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../../platform/html.js';
+import { FAVICON_LINK } from '../../platform/http/favicon.js';
 import { direction, messageHtml, type Language, type MessageKey } from '../../platform/i18n/i18n.js';
 import { isUniqueCode } from '../../platform/ids.js';
 
@@ -41,6 +42,8 @@ function cspHash(text: string): string {
 export const FRONT_DOOR_CSP = [
   "default-src 'none'",
   `style-src ${cspHash(STYLE)}`,
+  // The icon in the head (platform/http/favicon.ts) is a data: URL.
+  'img-src data:',
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -74,6 +77,7 @@ function layout(lang: Language, title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
+${FAVICON_LINK}
 <style>${STYLE}</style>
 </head>
 <body>

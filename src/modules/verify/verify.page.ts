@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../../platform/html.js';
+import { FAVICON_LINK } from '../../platform/http/favicon.js';
 import { verifyPageClient } from './verify-page.client.js';
 import type { Verification } from './verify.schemas.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
@@ -207,6 +208,7 @@ function layout(opts: {
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(opts.title)}</title>
+${FAVICON_LINK}
 ${opts.meta ? shareMeta(opts.meta) : ''}<style>${STYLE}</style>
 </head>
 <body>
