@@ -14,6 +14,7 @@ import {
   type VerifyView,
 } from '../../src/modules/verify/verify.page.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { FAVICON_LINK } from '../../src/platform/http/favicon.js';
 import { browserSkipReason, launchBrowser, openPage } from '../helpers/browser.js';
 
 const skip = browserSkipReason();
@@ -186,7 +187,13 @@ describe('verification page rendering (served by a local server with the CSP)', 
     assert.match(html, /^<!doctype html>\n<html lang="en" dir="ltr">/);
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
     assert.match(html, /<meta name="robots" content="noindex">/);
-    assert.doesNotMatch(html, /\sstyle=|\son[a-z]+=|<link|src=/i, 'no style attributes, handlers or loads');
+    // The one link is the icon, a data: URL (platform/http/favicon.ts): nothing is loaded for it.
+    assert.ok(html.includes(FAVICON_LINK) && FAVICON_LINK.includes('href="data:image/svg+xml,'));
+    assert.doesNotMatch(
+      html.replace(FAVICON_LINK, ''),
+      /\sstyle=|\son[a-z]+=|<link|src=/i,
+      'no style attributes, handlers or loads',
+    );
     const notFound = renderNotFoundPage('ZZZZ');
     assert.match(notFound, /<meta name="robots" content="noindex">/);
     assert.doesNotMatch(notFound, /<script/);
