@@ -18,6 +18,8 @@ export interface Config {
   // Whether PUBLIC_BASE_URL was given (serve refuses a reachable HOST without it).
   publicBaseUrlSet: boolean;
   dataDir: string;
+  // Whether DATA_DIR was given (the CLI says when it uses the default ./data).
+  dataDirSet: boolean;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   smtpUrl: string | undefined;
@@ -217,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     publicBaseUrlSet: optional(env, 'PUBLIC_BASE_URL') !== undefined,
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
+    dataDirSet: optional(env, 'DATA_DIR') !== undefined,
     databaseUrl: optional(env, 'DATABASE_URL'),
     redisUrl: optional(env, 'REDIS_URL'),
     smtpUrl: optional(env, 'SMTP_URL'),

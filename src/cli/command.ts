@@ -21,8 +21,10 @@ export interface Command {
   positionals: string[];
   options?: ParseArgsConfig['options'];
   needsDb?: boolean;
+  /** On the embedded default, makes the database when DATA_DIR has none (without `--create`). */
+  createsDb?: boolean;
   /** Checks made before anything is opened or created (a refusal leaves no trace). */
-  precheck?(config: Config): void;
+  precheck?(config: Config): void | Promise<void>;
   run(ctx: CommandContext): Promise<number | void>;
 }
 

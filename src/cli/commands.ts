@@ -1,14 +1,14 @@
-import { prepareDatabase } from '../deps.js';
-import { appliedMigrations } from '../platform/db/migrate.js';
 import { date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
-import { createDemo, demoLines } from './demo.js';
 import { CliError, print } from './output.js';
 import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
 import { importCommand } from './import.command.js';
-import { checkPublicBaseUrl, checkSigningSecret, serve } from './serve.js';
-import { previewTemplate } from './preview.js';
+
+// The server (Fastify, the app), the PDF preview, the demo and the migrations are imported by the
+// commands that use them only: loading them cost every other command about half a second
+// (docs/benchmarks.md, "The certsvc command").
+const serveModule = () => import('./serve.js');
 
 export type { Command, CommandContext } from './command.js';
 
@@ -18,23 +18,35 @@ export const commands: Command[] = [
     usage: 'serve [--no-worker]',
     positionals: [],
     options: { 'no-worker': { type: 'boolean' } },
-    precheck: (config) => {
+    createsDb: true,
+    precheck: async (config) => {
+      const { checkPublicBaseUrl, checkSigningSecret } = await serveModule();
       checkPublicBaseUrl(config);
       checkSigningSecret(config);
     },
-    run: (ctx) => serve(deps(ctx), { worker: ctx.values['no-worker'] !== true, io: ctx.io, json: ctx.json }),
+    run: async (ctx) =>
+      (await serveModule()).serve(deps(ctx), {
+        worker: ctx.values['no-worker'] !== true,
+        io: ctx.io,
+        json: ctx.json,
+      }),
   },
   {
     path: ['worker'],
     usage: 'worker',
     positionals: [],
-    run: (ctx) => serve(deps(ctx), { worker: true, http: false, io: ctx.io, json: ctx.json }),
+    run: async (ctx) =>
+      (await serveModule()).serve(deps(ctx), { worker: true, http: false, io: ctx.io, json: ctx.json }),
   },
   {
     path: ['migrate'],
     usage: 'migrate',
     positionals: [],
+    // Preparing a database is what it is for: on a DATA_DIR without one it makes it (and says where).
+    createsDb: true,
     async run(ctx) {
+      const { prepareDatabase } = await import('../deps.js');
+      const { appliedMigrations } = await import('../platform/db/migrate.js');
       // createDeps skips migrations for this command, so that it can report what it applied.
       const applied = await prepareDatabase(deps(ctx).db, ctx.config);
       const names = await appliedMigrations(deps(ctx).db);
@@ -255,6 +267,7 @@ export const commands: Command[] = [
     options: { file: { type: 'string' }, out: { type: 'string' } },
     needsDb: false,
     async run(ctx) {
+      const { previewTemplate } = await import('./preview.js');
       const result = await previewTemplate(required(ctx, 'file'), required(ctx, 'out'), ctx.config);
       print(ctx.io, ctx.json, result, [
         `Wrote ${result.out} (${result.bytes} bytes, sha256 ${result.sha256})`,
@@ -289,6 +302,7 @@ export const commands: Command[] = [
     usage: 'demo',
     positionals: [],
     async run(ctx) {
+      const { createDemo, demoLines } = await import('./demo.js');
       const demo = await createDemo(deps(ctx));
       print(ctx.io, ctx.json, { id: demo.account.id, ...demo }, demoLines(demo));
     },

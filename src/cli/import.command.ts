@@ -109,7 +109,7 @@ export const importCommand: Command = {
       created: imp.created,
       failed: imp.failed,
     };
-    if (ctx.json) ctx.io.out(JSON.stringify(summary));
+    if (ctx.json) ctx.io.out(JSON.stringify({ ...summary, ...ctx.io.jsonFields }));
     else {
       ctx.io.out(
         `Import ${imp.state}: ${count(imp.created)} created, ${count(imp.failed)} failed` +

@@ -1,7 +1,8 @@
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import pino from 'pino';
-import { ConfigError, loadConfig } from '../config.js';
-import { createDeps, createLogger, type Deps } from '../deps.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import { embeddedDatabaseExists } from '../platform/db/embedded.js';
 import { AppError } from '../platform/errors.js';
 import { commands, type Command } from './commands.js';
 import { CliError, type Io } from './output.js';
@@ -9,6 +10,9 @@ import { CliError, type Io } from './output.js';
 const HELP = `certsvc: the certificate issuing service
 
 Usage: certsvc <command> [options]   (every command accepts --json)
+
+Without DATABASE_URL the commands use the embedded database in DATA_DIR (default ./data) and say so
+on standard error; only serve and migrate make a new one there, the others need --create.
 
   serve [--no-worker]                       run the HTTP server (and the email worker)
   worker                                    run the email worker alone
@@ -57,6 +61,30 @@ function suggest(input: string, options: string[], prefix = ''): string {
   return best && best.d <= 2 ? ` Did you mean "${prefix}${best.o}"?` : '';
 }
 
+// The data folder as people typed it: relative to the current folder when inside it (./data).
+function shownDir(dir: string): string {
+  const rel = path.relative(process.cwd(), dir);
+  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? dir : `./${rel}`;
+}
+
+// On the embedded default: says which data folder the command uses, and refuses to make a new
+// database there unless the command is one that prepares databases or --create was given (a
+// command run without the server's DATA_DIR used to answer from a new, empty database in ./data).
+function embeddedDataDir(config: Config, command: Command, create: boolean, io: Io): void {
+  const shown = shownDir(config.dataDir);
+  if (!command.createsDb && !create && !embeddedDatabaseExists(config.dataDir)) {
+    throw new CliError(
+      `no database at ${shown}: start the server first, or set DATA_DIR` +
+        ` (to make a new, empty one there, add --create)`,
+      2,
+    );
+  }
+  io.err(
+    `certsvc: embedded database in ${shown}` +
+      (config.dataDirSet ? ' (DATA_DIR)' : ' (DATA_DIR unset: the default ./data)'),
+  );
+}
+
 function findCommand(argv: string[]): { command: Command; rest: string[] } {
   const [first, second] = argv;
   const tops = [...new Set(commands.map((c) => c.path[0]!))];
@@ -89,6 +117,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     const options = {
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      create: { type: 'boolean' },
       ...command.options,
     } as ParseArgsConfig['options'];
     let parsed;
@@ -115,11 +144,20 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       );
     }
     const config = loadConfig();
-    command.precheck?.(config);
+    await command.precheck?.(config);
     const json = values.json === true;
     if (command.needsDb === false) {
       return (await command.run({ config, io, json, values, args: parsed.positionals })) ?? 0;
     }
+    if (config.databaseUrl === undefined) {
+      embeddedDataDir(config, command, values.create === true, io);
+      io = { ...io, jsonFields: { ...io.jsonFields, dataDir: config.dataDir } };
+    }
+    // Loaded only by the commands that open the database (the services import the whole service).
+    const [{ default: pino }, { createDeps, createLogger }] = await Promise.all([
+      import('pino'),
+      import('../deps.js'),
+    ]);
     // Servers log JSON lines on stdout; other commands (and servers with --json, whose stdout is one
     // JSON object) log warnings and errors on stderr.
     const server = ['serve', 'worker'].includes(command.path[0]!);

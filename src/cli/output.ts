@@ -17,9 +17,11 @@ export interface Io {
   write?: (text: string) => void;
   /** A secret: typed without echo on a terminal, else the first line of standard input. */
   readSecret?: (prompt: string) => Promise<string>;
+  /** Fields added to every --json object (the embedded database's `dataDir`). */
+  jsonFields?: Record<string, unknown>;
 }
 
 export function print(io: Io, json: boolean, value: object, lines: string[]) {
-  if (json) io.out(JSON.stringify(value));
+  if (json) io.out(JSON.stringify({ ...value, ...io.jsonFields }));
   else io.out(lines.join('\n'));
 }

@@ -172,6 +172,7 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
         publicBaseUrl: url ? config.publicBaseUrl : undefined,
         worker: opts.worker,
         ...(demo ? { demo } : {}),
+        ...opts.io.jsonFields,
       }),
     );
   }

@@ -30,11 +30,17 @@ export function cliEnv(extra: Record<string, string | undefined>): NodeJS.Proces
   return env;
 }
 
-// `input`, when given, is written to the command's standard input (otherwise stdin is empty).
-export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
+// `input`, when given, is written to the command's standard input (otherwise stdin is empty); `cwd`
+// (default: the repository root) is the folder the command runs in.
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string,
+  cwd = REPO_ROOT,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: REPO_ROOT,
+      cwd,
       env,
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

