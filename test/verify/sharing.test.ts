@@ -130,7 +130,9 @@ describe('sharing on the verification page, in the email, and the account settin
     assert.match(page.body, /id="copy-link"[^>]*>Copy link<\/button>/);
     assert.equal(meta(page.body, 'og:title'), 'Ada Lovelace: Analytical Engines');
     assert.equal(meta(page.body, 'twitter:title'), 'Ada Lovelace: Analytical Engines');
-    assert.equal(meta(page.body, 'twitter:card'), 'summary');
+    // With a picture of the certificate (issue 33): the large card.
+    assert.equal(meta(page.body, 'twitter:card'), 'summary_large_image');
+    assert.equal(meta(page.body, 'og:image'), `${cert.verificationUrl}/preview.png`);
     assert.equal(meta(page.body, 'og:url'), cert.verificationUrl);
     for (const key of ['og:description', 'twitter:description', 'description']) {
       assert.match(

@@ -154,16 +154,24 @@ const ICON_QUESTION =
   '<path d="M18 18a6 6 0 1 1 8.5 5.5c-1.8.8-2.5 2-2.5 4v1.5" fill="none" stroke="#475467" stroke-width="4.5" stroke-linecap="round"/>' +
   '<circle cx="24" cy="35" r="2.8" fill="#475467"/></svg>';
 
-// Open Graph and Twitter card tags: a shared link previews with the certificate's title and words.
-function shareMeta(meta: { title: string; description: string; url: string }): string {
+// Open Graph and Twitter card tags: a shared link previews with the certificate's title and words,
+// and, when the page offers the PDF, a picture of its first page (GET /verify/:code/preview.png).
+function shareMeta(meta: { title: string; description: string; url: string; image?: string }): string {
   const title = escapeHtml(meta.title);
   const description = escapeHtml(meta.description);
+  const image = meta.image
+    ? `<meta property="og:image" content="${escapeHtml(meta.image)}">
+<meta property="og:image:type" content="image/png">
+<meta property="og:image:alt" content="${title}">
+<meta name="twitter:image" content="${escapeHtml(meta.image)}">
+`
+    : '';
   return `<meta name="description" content="${description}">
 <meta property="og:type" content="website">
 <meta property="og:title" content="${title}">
 <meta property="og:description" content="${description}">
 <meta property="og:url" content="${escapeHtml(meta.url)}">
-<meta name="twitter:card" content="summary">
+${image}<meta name="twitter:card" content="${meta.image ? 'summary_large_image' : 'summary'}">
 <meta name="twitter:title" content="${title}">
 <meta name="twitter:description" content="${description}">
 `;
@@ -197,7 +205,7 @@ function layout(opts: {
   title: string;
   body: string;
   script: boolean;
-  meta?: { title: string; description: string; url: string };
+  meta?: { title: string; description: string; url: string; image?: string };
   switcher?: boolean;
 }): string {
   return `<!doctype html>
@@ -340,7 +348,7 @@ function previewOf(
   view: VerifyView,
   state: PageState,
   lang: Language,
-): { title: string; description: string; url: string } {
+): { title: string; description: string; url: string; image?: string } {
   const params = {
     issuer: view.issuerName,
     name: view.recipientName,
@@ -358,6 +366,10 @@ function previewOf(
     title: `${view.recipientName}: ${view.title}`,
     description: message(lang, key, params),
     url: view.verificationUrl,
+    // The same condition as "Download PDF": the picture is of the PDF.
+    ...(view.publicDownload && view.status === 'Issued'
+      ? { image: `${view.verificationUrl}/preview.png` }
+      : {}),
   };
 }
 

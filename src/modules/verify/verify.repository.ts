@@ -71,3 +71,22 @@ export async function findPublicPdf(
   });
   return rows[0];
 }
+
+// The frozen PDF's hash behind a public code, for the link preview image (og:image), and the PDF
+// itself only when `withPdf` (the image is cached by the hash). Only what "Download PDF" offers: an
+// Issued certificate of an account that leaves public download on. Counts nothing, writes nothing.
+export async function findPreviewPdf(
+  db: Pick<Pool, 'query'>,
+  code: string,
+  withPdf: boolean,
+): Promise<{ sha256: string; pdf: Buffer | null } | undefined> {
+  const { rows } = await db.query<{ sha256: string; pdf: Buffer | null }>({
+    name: 'verify-preview-pdf',
+    text: `SELECT p.sha256, CASE WHEN $2 THEN p.pdf END AS pdf
+             FROM certificates c JOIN accounts a ON a.id = c.account_id
+             JOIN certificate_pdfs p ON p.certificate_id = c.id
+            WHERE c.unique_code = $1 AND c.status = 'Issued' AND a.public_download`,
+    values: [code, withPdf],
+  });
+  return rows[0];
+}

@@ -13,6 +13,7 @@ import {
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import { nameFontFile } from './name-fonts.js';
+import { PreviewUnavailableError } from './preview-image.js';
 import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor } from './front-door.page.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
@@ -183,6 +184,60 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         .header('ETag', `"${pdf.sha256}"`)
         .header('Cache-Control', 'no-store')
         .send(pdf.pdf);
+    },
+  );
+
+  // The picture of a shared link (og:image, twitter:image): the first page of the frozen PDF as a
+  // PNG, 1200 pixels on its longer side, made once per PDF by pdftoppm in a child process and cached
+  // (preview-image.ts). Offered when the page offers "Download PDF" (else the 404 page); under the
+  // per-IP verify limit like the page. Part of the page, not of the API.
+  api.get(
+    '/verify/:code/preview.png',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        hide: true,
+        operationId: 'verificationPagePreviewImage',
+        tags: ['Verification'],
+        summary: "The link preview image of a verification page: the certificate's first page (PNG)",
+        security: [],
+        params: CodeParams,
+        response: {
+          200: nonJson(
+            'image/png',
+            example(
+              Type.String({ contentEncoding: 'binary', contentMediaType: 'image/png' }),
+              '(the bytes of the PNG)',
+            ),
+            "The certificate's first page, 1200 pixels on its longer side",
+            rateHeaders,
+          ),
+          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no preview image'),
+        },
+      },
+    },
+    async (request, reply) => {
+      let preview: { png: Buffer; sha256: string };
+      try {
+        preview = await verify.previewPng(request.params.code);
+      } catch (err) {
+        if (err instanceof PreviewUnavailableError) {
+          request.log.warn({ err }, 'link preview image not made');
+          throw Object.assign(
+            new AppError('service_unavailable', 'The preview image cannot be made now; retry later'),
+            {
+              headers: { 'Retry-After': '30' },
+            },
+          );
+        }
+        throw err;
+      }
+      return reply
+        .header('Content-Type', 'image/png')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('ETag', `"${preview.sha256}"`)
+        .header('Cache-Control', 'public, max-age=86400')
+        .send(preview.png);
     },
   );
 

@@ -4,7 +4,8 @@ import { isUniqueCode } from '../../platform/ids.js';
 import { verificationUrl } from '../certificates/certificate.view.js';
 import { issuerDid } from '../credentials/issuer-identity.js';
 import type { Verification } from './verify.schemas.js';
-import { findForVerification, findPublicPdf } from './verify.repository.js';
+import { findForVerification, findPreviewPdf, findPublicPdf } from './verify.repository.js';
+import { createPreviewImages, type PreviewImages } from './preview-image.js';
 
 // A public code as typed (any case); anything that cannot be a code is a 422 at ["code"].
 export function checkedCode(input: string): string {
@@ -29,8 +30,27 @@ export interface PageExtras {
 }
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
-export function createVerifyService(deps: { db: Db; publicBaseUrl: string; now: () => Date }) {
+export function createVerifyService(deps: {
+  db: Db;
+  publicBaseUrl: string;
+  now: () => Date;
+  previews?: PreviewImages;
+}) {
+  const previews = deps.previews ?? createPreviewImages();
   return {
+    // The link preview image (og:image): the first page of the frozen PDF as a PNG, made once per
+    // PDF (preview-image.ts); offered exactly when the page offers "Download PDF", else not found.
+    async previewPng(input: string): Promise<{ png: Buffer; sha256: string }> {
+      const code = checkedCode(input);
+      const row = await findPreviewPdf(deps.db.pool, code, false);
+      if (!row) throw new NotFoundError('Preview');
+      const cached = previews.cached(row.sha256);
+      if (cached) return { png: cached, sha256: row.sha256 };
+      const withPdf = await findPreviewPdf(deps.db.pool, code, true);
+      if (!withPdf?.pdf) throw new NotFoundError('Preview');
+      return { png: await previews.pngOf(withPdf.sha256, withPdf.pdf), sha256: withPdf.sha256 };
+    },
+
     // The frozen PDF for anyone with the code, unless the account turned public download off or
     // the certificate was revoked: both read as not found. `count` is false for HEAD.
     async publicPdf(input: string, opts: { count: boolean }) {
