@@ -47,7 +47,8 @@ export async function openStudio(env: DashboardEnv, design: string, viewport = D
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));
-  // Chromium asks for /favicon.ico by itself; the service has none.
+  // Chromium asks for /favicon.ico by itself when a page names no icon; the service serves one
+  // (pages-polish.test.ts checks that no page load answers 404), so this filter is only a guard.
   page.on('console', (msg) => {
     const where = msg.location().url;
     if (msg.type() === 'error' && !where.endsWith('/favicon.ico')) problems.push(`${msg.text()} ${where}`);
