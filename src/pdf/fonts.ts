@@ -24,6 +24,7 @@ export interface Face {
 }
 
 const bytes = new Map<string, SharedArrayBuffer>();
+const bundledIds = new Set<string>();
 const faces = new Map<string, Face>();
 
 function loadBytes(id: string): SharedArrayBuffer {
@@ -76,7 +77,9 @@ export function makeFace(
   const font = parseTrueType(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   // HarfBuzz copies the bytes into its own heap; it needs a plain (not shared) buffer.
   const hbFont = opts.shape ? new hb.Font(new hb.Face(new hb.Blob(data.slice()))) : undefined;
-  if (hbFont) shapedFacesMade++;
+  // Only fonts that come and go count (a design's own, an upload's): the bundled ones are made once
+  // per thread and kept.
+  if (hbFont && !bundledIds.has(id)) shapedFacesMade++;
   return { id, font, hb: hbFont, serif: opts.serif, bold: opts.bold };
 }
 
@@ -84,6 +87,7 @@ export function bundledFont(id: string): Face {
   let face = faces.get(id);
   if (!face) {
     const meta = bundledFace(id);
+    bundledIds.add(id);
     face = makeFace(id, new Uint8Array(loadBytes(id)), {
       shape: meta.shape,
       serif: id.startsWith('dejavu-serif'),
