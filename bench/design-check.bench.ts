@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -247,37 +246,8 @@ class Browser {
 }
 const token = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 
-// `certsvc serve --no-worker` of the build in `dir`, as support.ts's startServer starts this one's.
-async function serve(dir: string, env: Record<string, string>, secret: string) {
-  const { freePort } = await import('../src/platform/net.js');
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(dir, 'bin/certsvc.js'), 'serve', '--no-worker'], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: '1000000',
-      SIGNING_KEYS_SECRET: secret,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return {
-    base: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
-
 async function preview(rounds: number, old: string | undefined) {
-  const { benchDatabase, BENCH_SIGNING_KEYS_SECRET } = await import('./support.js');
+  const { benchDatabase, startServer } = await import('./support.js');
   const perRound = 10;
   const bench = await benchDatabase();
   const s = bench.deps.services;
@@ -293,7 +263,7 @@ async function preview(rounds: number, old: string | undefined) {
   const servers: { label: string; stop(): Promise<void>; browser: Browser; csrf: string }[] = [];
   try {
     for (const b of builds) {
-      const server = await serve(b.dir, env, BENCH_SIGNING_KEYS_SECRET);
+      const server = await startServer(env, { root: b.dir });
       const browser = new Browser(server.base);
       servers.push({ label: b.label, stop: server.stop, browser, csrf: '' });
       await browser.post('/dashboard/sign-in', {

@@ -34,16 +34,22 @@ export const BENCH_SIGNING_KEYS_SECRET = randomBytes(32).toString('hex');
 // `certsvc serve --no-worker` (or with its workers) on a free loopback port, on the given database, with the limits raised
 // so that the limiter never refuses a bench request (RATE_LIMIT_MAX).
 // `opts.worker`: with its workers (email and imports), as `certsvc serve` runs by default.
+// `opts.root`: the checkout whose build runs (another one, e.g. a worktree of an older commit).
 export async function startServer(
   env: Record<string, string | undefined>,
-  opts: { worker?: boolean } = {},
+  opts: { worker?: boolean; root?: string } = {},
 ): Promise<BenchServer> {
   const port = await freePort();
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=prof", go to the server's node for profiling.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(
     process.execPath,
-    [...nodeArgs, path.join(root, 'bin/certsvc.js'), 'serve', ...(opts.worker ? [] : ['--no-worker'])],
+    [
+      ...nodeArgs,
+      path.join(opts.root ?? root, 'bin/certsvc.js'),
+      'serve',
+      ...(opts.worker ? [] : ['--no-worker']),
+    ],
     {
       env: {
         ...process.env,
