@@ -149,7 +149,7 @@ export function mustDecode(
 }
 
 /** Bytes per row of a (sub)image `width` pixels wide, without the filter byte. */
-export function rowBytes(png: PngFile, width: number): number {
+export function rowBytes(png: Pick<PngFile, 'colorType' | 'bitDepth'>, width: number): number {
   return Math.ceil((width * CHANNELS[png.colorType]! * png.bitDepth) / 8);
 }
 
@@ -165,7 +165,9 @@ const PASSES = [
 ] as const;
 
 /** The exact size of the inflated image data: rows of each pass, each with its filter byte. */
-export function inflatedSize(png: PngFile): number {
+export function inflatedSize(
+  png: Pick<PngFile, 'width' | 'height' | 'bitDepth' | 'colorType' | 'interlaced'>,
+): number {
   if (!png.interlaced) return png.height * (1 + rowBytes(png, png.width));
   let size = 0;
   for (const [x0, y0, dx, dy] of PASSES) {

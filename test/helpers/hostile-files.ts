@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { bundledFace, bundledFacePath } from '../../src/pdf/font-catalog.js';
+import { inflatedSize } from '../../src/pdf/png.js';
 
 // The hostile files of issue 27, made here byte by byte: decompression bombs, headers that lie,
 // fonts whose cmap would expand forever, broken and disguised files. Each says what a refusal must
@@ -22,26 +23,6 @@ export function chunk(type: string, body: Buffer): Buffer {
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(crc32(body, crc32(Buffer.from(type, 'latin1'))));
   return Buffer.concat([head, body, crc]);
-}
-
-/** The inflated size of an Adam7-interlaced image of 1-channel samples of `bits` bits. */
-export function adam7Size(width: number, height: number, bits: number): number {
-  const passes = [
-    [0, 0, 8, 8],
-    [4, 0, 8, 8],
-    [0, 4, 4, 8],
-    [2, 0, 4, 4],
-    [0, 2, 2, 4],
-    [1, 0, 2, 2],
-    [0, 1, 1, 2],
-  ] as const;
-  let size = 0;
-  for (const [x0, y0, dx, dy] of passes) {
-    const w = Math.ceil((width - x0) / dx);
-    const h = Math.ceil((height - y0) / dy);
-    if (w > 0 && h > 0) size += h * (1 + Math.ceil((w * bits) / 8));
-  }
-  return size;
 }
 
 export function png(opts: {
@@ -203,7 +184,9 @@ export function hostileFiles(): HostileFile[] {
       height: side,
       colorType: 0,
       bitDepth: 1,
-      raw: Buffer.alloc(adam7Size(side, side, 1)),
+      raw: Buffer.alloc(
+        inflatedSize({ width: side, height: side, bitDepth: 1, colorType: 0, interlaced: true }),
+      ),
       interlace: true,
     });
   const palette = chunk('PLTE', Buffer.from([255, 0, 0, 0, 255, 0]));
