@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { MODULE_FLOORS } from './scripts/module-floors.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', '.tmp/'] },
@@ -34,16 +35,33 @@ export default tseslint.config(
     ['modules', 'dashboard', 'cli', 'app', 'deps', 'services'],
   ),
   ...layer(['src/modules/**/*.ts'], ['dashboard', 'cli', 'app', 'deps', 'services']),
+  // Inside src/modules/, each domain folder is a floor of its own: it imports only the folders
+  // scripts/module-floors.js names for it (and the floors below src/modules/).
+  ...Object.keys(MODULE_FLOORS).flatMap((folder) =>
+    layer([`src/modules/${folder}/**/*.ts`], ['dashboard', 'cli', 'app', 'deps', 'services'], folder),
+  ),
   ...layer(['src/services.ts', 'src/deps.ts'], ['dashboard', 'cli', 'app']),
   ...layer(['src/dashboard/**/*.ts'], ['cli', 'app']),
   ...layer(['src/app.ts'], ['cli']),
 );
 
-// A no-restricted-imports rule for `files` that refuses imports of the named parts of src/.
-function layer(files, above) {
+// A no-restricted-imports rule for `files` that refuses imports of the named parts of src/ and, for a
+// domain folder of src/modules/, of the other domain folders it is not allowed (MODULE_FLOORS).
+function layer(files, above, folder) {
   const groups = above.flatMap((part) =>
     ['modules', 'dashboard', 'cli'].includes(part) ? [`**/${part}/**`, `**/${part}`] : [`**/${part}.js`],
   );
+  const others = folder
+    ? Object.keys(MODULE_FLOORS).filter((f) => f !== folder && !MODULE_FLOORS[folder].includes(f))
+    : [];
+  const modulePatterns = others.length
+    ? [
+        {
+          regex: `^(\\.\\./|.*/modules/)(${others.join('|')})/`,
+          message: `src/modules/${folder}/ may import only ${MODULE_FLOORS[folder].join(', ') || 'no other domain folder'} of src/modules/ (scripts/module-floors.js, docs/architecture.md).`,
+        },
+      ]
+    : [];
   // A module's own folder may be named like a part (modules/... never has dashboard/): only src/ paths count.
   return [
     {
@@ -57,6 +75,7 @@ function layer(files, above) {
                 group: groups,
                 message: `${files.join(', ')} must not import ${above.join(', ')}: arrows point down (see docs/architecture.md).`,
               },
+              ...modulePatterns,
             ],
           },
         ],

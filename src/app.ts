@@ -19,7 +19,7 @@ import { certificatesRoutes } from './modules/certificates/certificates.routes.j
 import { BatchResult, Certificate } from './modules/certificates/certificates.schemas.js';
 import { verifyRoutes } from './modules/verify/verify.routes.js';
 import { renderErrorPage, VERIFY_PAGE_HEADERS } from './modules/verify/verify.page.js';
-import { emailsRoutes } from './modules/emails/emails.routes.js';
+import { emailsRoutes } from './modules/certificates/certificate-emails.routes.js';
 import { EmailSend } from './modules/emails/emails.schemas.js';
 import { healthRoutes, installRequestMetrics } from './modules/health/health.routes.js';
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';

@@ -18,7 +18,7 @@ import { createTemplatesService } from './modules/templates/templates.service.js
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
 import { createUsersService } from './modules/users/users.service.js';
-import { createEmailsService } from './modules/emails/emails.service.js';
+import { createEmailsService } from './modules/certificates/certificate-emails.service.js';
 import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
 import { createFileTransport, createSmtpTransport } from './modules/emails/mail-transport.js';
 import path from 'node:path';

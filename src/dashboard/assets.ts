@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FONT_STACK, nameFontFaces } from '../modules/verify/name-fonts.js';
+import { FONT_STACK, nameFontFaces } from '../modules/shared/name-fonts.js';
 
 // The dashboard's one stylesheet and one script, served from the service itself so that the pages'
 // Content-Security-Policy allows 'self' and nothing inline. The URLs carry a digest of the content:

@@ -5,7 +5,7 @@ import { AppError, NotFoundError, ValidationError } from '../platform/errors.js'
 import { uuidv7 } from '../platform/ids.js';
 import { compileBodyValidator } from '../platform/validation.js';
 import { zipStream } from '../platform/zip.js';
-import { certificateFileName } from '../modules/certificates/certificate.view.js';
+import { certificateFileName } from '../modules/shared/certificate-links.js';
 import type { CertificateStatus } from '../modules/certificates/certificates.repository.js';
 import { SendBody } from '../modules/emails/emails.schemas.js';
 import { MAX_ROWS, resultsCsv, rowResults } from './csv-batch.js';

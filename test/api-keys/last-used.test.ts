@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createDb, type Db } from '../../src/platform/db/db.js';
 import { authenticateKey } from '../../src/modules/api-keys/api-keys.repository.js';
-import { hashKey } from '../../src/modules/api-keys/key-format.js';
+import { hashKey } from '../../src/modules/shared/key-format.js';
 import { createTenant, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.js';
 
 // last_used_at is stamped on every request with an asynchronous commit of its own (docs/operations.md):

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { createDeps, createLogger, type Deps } from '../../src/deps.js';
-import { isWellFormedKey } from '../../src/modules/api-keys/key-format.js';
+import { isWellFormedKey } from '../../src/modules/shared/key-format.js';
 import { testConfig, testDatabaseUrl } from '../helpers/app.js';
 import { cliEnv, REPO_ROOT, runCli, type CliResult } from './run-cli.js';
 import { verifyPassword } from '../../src/modules/users/password.js';

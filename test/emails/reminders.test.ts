@@ -8,7 +8,7 @@ import { DEMO_DESIGN } from '../../src/cli/demo.js';
 import { createDeps, createLogger, type Deps } from '../../src/deps.js';
 import { startEmailWorker } from '../../src/modules/emails/email.worker.js';
 import { createSmtpTransport } from '../../src/modules/emails/mail-transport.js';
-import { reminderPlan } from '../../src/modules/certificates/reminders.js';
+import { reminderPlan } from '../../src/modules/shared/reminders.js';
 import type { Design } from '../../src/pdf/design.schema.js';
 import { createTenant, testConfig, type Tenant } from '../helpers/app.js';
 import { startSmtpServer, type TestSmtpServer } from './smtp-test-server.js';

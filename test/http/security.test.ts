@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { generateKey } from '../../src/modules/api-keys/key-format.js';
+import { generateKey } from '../../src/modules/shared/key-format.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 // The one security table, run over every authenticated route that the OpenAPI description lists,

@@ -3,12 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { createApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
-import {
-  displayPrefix,
-  generateKey,
-  hashKey,
-  isWellFormedKey,
-} from '../../src/modules/api-keys/key-format.js';
+import { displayPrefix, generateKey, hashKey, isWellFormedKey } from '../../src/modules/shared/key-format.js';
 import type { Db } from '../../src/platform/db/db.js';
 import { isUniqueCode, secureRandomBytes, uniqueCode, uuidv7 } from '../../src/platform/ids.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/app.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { linkedInAddToProfileUrl } from '../../src/modules/verify/share-links.js';
+import { linkedInAddToProfileUrl } from '../../src/modules/shared/share-links.js';
 import { renderVerifyPage, type VerifyView } from '../../src/modules/verify/verify.page.js';
 import { createTenant, issueCertificate, startTestApp, type TestApp } from '../helpers/app.js';
 import { browserSkipReason, launchBrowser, openPage } from '../helpers/browser.js';

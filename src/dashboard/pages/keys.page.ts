@@ -1,5 +1,5 @@
 import type { ApiKeyView } from '../../modules/api-keys/api-keys.service.js';
-import { SCOPES } from '../../modules/api-keys/key-format.js';
+import { SCOPES } from '../../modules/shared/key-format.js';
 import { csrfField, dateTime, html, notice, page, typed, when, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 

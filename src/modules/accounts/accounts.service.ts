@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
-import { SCOPES } from '../api-keys/key-format.js';
+import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
 

@@ -5,7 +5,14 @@ import type { Principal } from '../../platform/principal.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as repo from './api-keys.repository.js';
-import { displayPrefix, generateKey, hashKey, isWellFormedKey, SCOPES, type Scope } from './key-format.js';
+import {
+  displayPrefix,
+  generateKey,
+  hashKey,
+  isWellFormedKey,
+  SCOPES,
+  type Scope,
+} from '../shared/key-format.js';
 
 export interface ApiKeyView {
   id: string;

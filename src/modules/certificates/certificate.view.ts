@@ -1,17 +1,9 @@
 import type { Static } from 'typebox';
 import type { Certificate } from './certificates.schemas.js';
 import type { CertificateRow } from './certificates.repository.js';
+import { verificationUrl } from '../shared/certificate-links.js';
 
 export type CertificateView = Static<typeof Certificate>;
-
-export function verificationUrl(publicBaseUrl: string, uniqueCode: string): string {
-  return `${publicBaseUrl}/verify/${uniqueCode}`;
-}
-
-// The name of the frozen PDF, as downloaded and as attached to the certificate email.
-export function certificateFileName(uniqueCode: string): string {
-  return `certificate-${uniqueCode.replace(/[^A-Za-z0-9_-]/g, '_')}.pdf`;
-}
 
 export function certificateView(row: CertificateRow, publicBaseUrl: string): CertificateView {
   return {

@@ -18,7 +18,7 @@ import {
 import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { CertificatesService } from './certificates.service.js';
-import { certificateFileName } from './certificate.view.js';
+import { certificateFileName } from '../shared/certificate-links.js';
 import { ifNoneMatch, notModified } from '../../platform/http/etag.js';
 import {
   BATCH_EXAMPLE,

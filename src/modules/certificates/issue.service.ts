@@ -22,7 +22,8 @@ import { enqueueIssued } from '../emails/emails.repository.js';
 import { findActiveWithDesign, type TemplateWithDesign } from '../templates/templates.repository.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import { reserve, usedInPeriod } from '../usage/usage.repository.js';
-import { certificateView, verificationUrl, type CertificateView } from './certificate.view.js';
+import { certificateView, type CertificateView } from './certificate.view.js';
+import { verificationUrl } from '../shared/certificate-links.js';
 import {
   findCertificate,
   insertIssued,
@@ -32,7 +33,7 @@ import {
 } from './certificates.repository.js';
 import { CREDENTIAL_ENTRY_KEY, issueAtOnce, NO_ROOM } from './issue-at-once.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
-import { reminderDueAt, reminderPlan } from './reminders.js';
+import { reminderDueAt, reminderPlan } from '../shared/reminders.js';
 
 export type BatchItem =
   | { index: number; status: 'created'; certificate: CertificateView }

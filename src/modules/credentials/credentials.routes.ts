@@ -11,7 +11,7 @@ import {
   rateHeaders,
   Uuid,
 } from '../../platform/http/schemas.js';
-import { checkedCode } from '../verify/verify.service.js';
+import { checkedCode } from '../shared/certificate-links.js';
 import type { CredentialsService } from './credentials.service.js';
 
 // The signed credentials, and the issuer's identity that verifiers fetch to check them: the DID

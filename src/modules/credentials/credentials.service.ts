@@ -11,7 +11,7 @@ import { ed25519PublicKeyMultibase } from '../../platform/proof/multibase.js';
 import { compileRdfTemplate, type RdfTemplate } from '../../platform/proof/rdf-template.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as credentialsRepo from './credentials.repository.js';
-import { issuerDid, keyMethodId, statusListUrl } from './issuer-identity.js';
+import { issuerDid, keyMethodId, statusListUrl } from '../shared/issuer-identity.js';
 import { CREDENTIAL_SHAPE, EXPIRING_CREDENTIAL_SHAPE, openBadgeCredential } from './open-badge.js';
 import * as keysRepo from './signing-keys.repository.js';
 import * as lists from './status-lists.repository.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Db } from '../../platform/db/db.js';
-import { verificationUrl } from '../certificates/certificate.view.js';
+import { verificationUrl } from '../shared/certificate-links.js';
 import * as repo from './emails.repository.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { buildCertificateMessage, sendMessageId } from './mail-message.js';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../platform/db/db.js';
 
-import { reminderPlan } from '../certificates/reminders.js';
+import { reminderPlan } from '../shared/reminders.js';
 
 export type SendStatus = 'queued' | 'sending' | 'sent' | 'failed';
 export type SendKind = 'certificate' | 'reminder';

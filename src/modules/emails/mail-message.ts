@@ -4,9 +4,9 @@
  */
 
 import { escapeHtml } from '../../platform/html.js';
-import { certificateFileName } from '../certificates/certificate.view.js';
-import { FONT_STACK, nameFontFaces } from '../verify/name-fonts.js';
-import { linkedInAddToProfileUrl } from '../verify/share-links.js';
+import { certificateFileName } from '../shared/certificate-links.js';
+import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
+import { linkedInAddToProfileUrl } from '../shared/share-links.js';
 import { direction, languageOf, message, messageHtml, type MessageKey } from '../../platform/i18n/i18n.js';
 
 export interface MailAddress {

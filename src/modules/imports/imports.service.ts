@@ -3,9 +3,9 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
-import { verificationUrl } from '../certificates/certificate.view.js';
+import { verificationUrl } from '../shared/certificate-links.js';
 import type { BatchItem, IssueService } from '../certificates/issue.service.js';
-import type { EmailsService } from '../emails/emails.service.js';
+import type { EmailsService } from '../certificates/certificate-emails.service.js';
 import * as repo from './imports.repository.js';
 import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
 

@@ -3,7 +3,7 @@ import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues, type PdfRenderer, type RenderValues } from '../../pdf/pdf-renderer.js';
 import { SAMPLE_CODE } from '../../pdf/sample-values.js';
 import { ValidationError, type Issue } from '../../platform/errors.js';
-import { verificationUrl } from '../certificates/certificate.view.js';
+import { verificationUrl } from '../shared/certificate-links.js';
 
 // Previews of a design, saved or not, with sample values that people may replace with their own
 // (the studio's sample panel). Rendered by the very renderer that freezes certificates, so a

@@ -4,9 +4,9 @@ import { FAVICON_LINK } from '../../platform/http/favicon.js';
 import { verifyPageClient } from './verify-page.client.js';
 import type { Verification } from './verify.schemas.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
-import { FONT_STACK, nameFontFaces } from './name-fonts.js';
-import { linkedInAddToProfileUrl } from './share-links.js';
-import { certificateFileName } from '../certificates/certificate.view.js';
+import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
+import { linkedInAddToProfileUrl } from '../shared/share-links.js';
+import { certificateFileName } from '../shared/certificate-links.js';
 import {
   direction,
   LANGUAGE_NAMES,

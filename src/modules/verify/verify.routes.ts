@@ -12,13 +12,13 @@ import {
   rateHeaders,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
-import { nameFontFile } from './name-fonts.js';
+import { nameFontFile } from '../shared/name-fonts.js';
 import { PreviewUnavailableError } from './preview-image.js';
 import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor } from './front-door.page.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
-import { certificateFileName } from '../certificates/certificate.view.js';
+import { certificateFileName } from '../shared/certificate-links.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },

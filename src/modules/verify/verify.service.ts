@@ -1,24 +1,10 @@
 import type { Db } from '../../platform/db/db.js';
-import { NotFoundError, ValidationError } from '../../platform/errors.js';
-import { isUniqueCode } from '../../platform/ids.js';
-import { verificationUrl } from '../certificates/certificate.view.js';
-import { issuerDid } from '../credentials/issuer-identity.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { checkedCode, verificationUrl } from '../shared/certificate-links.js';
+import { issuerDid } from '../shared/issuer-identity.js';
 import type { Verification } from './verify.schemas.js';
 import { findForVerification, findPreviewPdf, findPublicPdf } from './verify.repository.js';
 import { createPreviewImages, type PreviewImages } from './preview-image.js';
-
-// A public code as typed (any case); anything that cannot be a code is a 422 at ["code"].
-export function checkedCode(input: string): string {
-  if (!isUniqueCode(input)) {
-    throw new ValidationError([
-      {
-        path: ['code'],
-        message: 'must be 16 characters of Crockford base32 (0-9, A-Z without I, L, O, U)',
-      },
-    ]);
-  }
-  return input.toUpperCase();
-}
 
 export interface PageExtras {
   credentialSha256: string | null;

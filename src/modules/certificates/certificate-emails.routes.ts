@@ -11,11 +11,11 @@ import {
   pageOf,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
-import { EMAIL_SEND_EXAMPLE, HistoryQuery, SendBody } from './emails.schemas.js';
+import { EMAIL_SEND_EXAMPLE, HistoryQuery, SendBody } from '../emails/emails.schemas.js';
 import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
 import type { Db } from '../../platform/db/db.js';
 import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
-import type { EmailsService } from './emails.service.js';
+import type { EmailsService } from './certificate-emails.service.js';
 
 const security = [{ bearerAuth: [] }];
 

@@ -3,9 +3,9 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../platform/err
 import { uuidv7 } from '../../platform/ids.js';
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import type { Principal } from '../../platform/principal.js';
-import { findCertificate, lockCertificate } from '../certificates/certificates.repository.js';
-import * as repo from './emails.repository.js';
-import type { EmailSendView } from './emails.schemas.js';
+import { findCertificate, lockCertificate } from './certificates.repository.js';
+import * as repo from '../emails/emails.repository.js';
+import type { EmailSendView } from '../emails/emails.schemas.js';
 
 function view(row: repo.EmailSendRow): EmailSendView {
   return {
