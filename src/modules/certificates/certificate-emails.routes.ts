@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
   AUTH_ERRORS,
-  dataOf,
   errorResponses,
   example,
   IdParams,
@@ -12,62 +11,34 @@ import {
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import { EMAIL_SEND_EXAMPLE, HistoryQuery, SendBody } from '../emails/emails.schemas.js';
-import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
 import type { Db } from '../../platform/db/db.js';
-import { answerIdempotently, IdempotencyHeaders, REPLAYED_HEADER } from '../../platform/http/idempotency.js';
 import type { EmailsService } from './certificate-emails.service.js';
+import { certificateAction } from './certificate-action.js';
 
 const security = [{ bearerAuth: [] }];
 
 export function emailsRoutes(app: FastifyInstance, emails: EmailsService, db: Db) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  api.post(
-    '/api/v1/certificates/:id/send',
-    {
-      // The body's 422 comes after the 404 and 403 checks (docs/api.md, Email), also for unparsable bodies.
-      config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
-      attachValidation: true,
-      preValidation: emptyBodyIsObject,
-      schema: {
-        operationId: 'sendCertificate',
-        tags: ['Certificates'],
-        summary: 'Email the certificate (asynchronous)',
-        description:
-          'Queues one delivery of the certificate email with the frozen PDF attached as certificate-<uniqueCode>.pdf, to the stored ' +
-          'address or to recipientEmail. 202 with the queued send; poll GET /certificates/{id}/emails for its status. Checks in ' +
-          'order: 404, 403 forbidden (email delivery disabled for the plan, or for a partner account by its contract), 422 (body), ' +
-          '409 (certificate not Issued). Each accepted send adds 1 to emailCount. Transient SMTP failures are retried with ' +
-          'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError. ' +
-          'A certificate revoked before delivery is not mailed: its send ends failed. Every attempt of one send carries the ' +
-          'same Message-ID, <id of the send@domain of the sender>, so a copy delivered twice (a connection dropped after the ' +
-          'mail server took the message) can be recognised as one message.',
-        security,
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: SendBody,
-        response: {
-          202: withRateHeaders(
-            example(dataOf(Type.Ref('EmailSend')), { data: EMAIL_SEND_EXAMPLE }),
-            'Accepted: the queued send',
-            REPLAYED_HEADER,
-          ),
-          ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
-        },
-      },
-    },
-    async (request, reply) => {
-      const checkBody = deferBodyErrors(request);
-      const { id } = request.params;
-      const principal = request.principal!;
-      await emails.assertSendable(principal, id.toLowerCase());
-      checkBody();
-      const { recipientEmail } = request.body;
-      return answerIdempotently(request, reply, db, async () => ({
-        status: 202,
-        body: { data: await emails.send(principal, id.toLowerCase(), recipientEmail) },
-      }));
-    },
-  );
+  certificateAction(app, db, {
+    action: 'send',
+    operationId: 'sendCertificate',
+    summary: 'Email the certificate (asynchronous)',
+    description:
+      'Queues one delivery of the certificate email with the frozen PDF attached as certificate-<uniqueCode>.pdf, to the stored ' +
+      'address or to recipientEmail. 202 with the queued send; poll GET /certificates/{id}/emails for its status. Checks in ' +
+      'order: 404, 403 forbidden (email delivery disabled for the plan, or for a partner account by its contract), 422 (body), ' +
+      '409 (certificate not Issued). Each accepted send adds 1 to emailCount. Transient SMTP failures are retried with ' +
+      'exponential backoff (8 attempts over about an hour); a permanent one (SMTP 5xx) ends failed with lastError. ' +
+      'A certificate revoked before delivery is not mailed: its send ends failed. Every attempt of one send carries the ' +
+      'same Message-ID, <id of the send@domain of the sender>, so a copy delivered twice (a connection dropped after the ' +
+      'mail server took the message) can be recognised as one message.',
+    body: SendBody,
+    emptyBodyIsObject: true,
+    status: 202,
+    answers: { ref: 'EmailSend', example: EMAIL_SEND_EXAMPLE, description: 'Accepted: the queued send' },
+    check: (principal, id) => emails.assertSendable(principal, id),
+    run: (principal, id, body) => emails.send(principal, id, body.recipientEmail),
+  });
 
   api.get(
     '/api/v1/certificates/:id/emails',

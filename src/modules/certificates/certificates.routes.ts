@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ValidationError } from '../../platform/errors.js';
-import { deferBodyErrors, emptyBodyIsObject } from '../../platform/http/body.js';
 import {
   AUTH_ERRORS,
   dataOf,
@@ -31,17 +30,23 @@ import {
   RevokeBody,
 } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
+import { certificateAction } from './certificate-action.js';
 
 const security = [{ bearerAuth: [] }];
 
-export function certificatesRoutes(
-  app: FastifyInstance,
-  services: { certificates: CertificatesService; issue: IssueService },
-  db: Db,
-) {
-  const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { certificates, issue } = services;
+type TypedApi = ReturnType<typeof typed>;
+const typed = (app: FastifyInstance) => app.withTypeProvider<TypeBoxTypeProvider>();
+type Services = { certificates: CertificatesService; issue: IssueService };
 
+export function certificatesRoutes(app: FastifyInstance, services: Services, db: Db) {
+  const api = typed(app);
+  issueRoute(api, services.issue, db);
+  readRoutes(api, services.certificates);
+  lifecycleRoutes(app, services, db);
+}
+
+// POST /certificates: one recipient or a batch.
+function issueRoute(api: TypedApi, issue: IssueService, db: Db) {
   api.post(
     '/api/v1/certificates',
     {
@@ -100,7 +105,10 @@ export function certificatesRoutes(
       }));
     },
   );
+}
 
+// The account's certificates: the list, one, its frozen PDF.
+function readRoutes(api: TypedApi, certificates: CertificatesService) {
   api.get(
     '/api/v1/certificates',
     {
@@ -217,89 +225,40 @@ export function certificatesRoutes(
         .send(pdf.pdf);
     },
   );
+}
 
-  api.post(
-    '/api/v1/certificates/:id/revoke',
-    {
-      // The body's 422 comes after the 404 (docs/api.md, Certificates), also for unparsable bodies.
-      config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
-      attachValidation: true,
-      preValidation: emptyBodyIsObject,
-      schema: {
-        operationId: 'revokeCertificate',
-        tags: ['Certificates'],
-        summary: 'Revoke an Issued certificate (permanent)',
-        description:
-          'Issued to Revoked. The optional reason is PUBLIC: verification shows it to anyone with the code. Already Revoked or ' +
-          'Draft: 409. Revocation gives no quota back; the PDF stays downloadable by its owner.',
-        security,
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: RevokeBody,
-        response: {
-          200: withRateHeaders(
-            example(dataOf(Type.Ref('Certificate')), { data: REVOKED_EXAMPLE }),
-            'The revoked certificate',
-            REPLAYED_HEADER,
-          ),
-          ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
-        },
-      },
-    },
-    async (request, reply) => {
-      const checkBody = deferBodyErrors(request);
-      const { id } = request.params;
-      const accountId = request.principal!.accountId;
-      await certificates.get(accountId, id.toLowerCase());
-      checkBody();
-      return answerIdempotently(request, reply, db, async () => ({
-        status: 200,
-        body: { data: await certificates.revoke(accountId, id.toLowerCase(), request.body.reason) },
-      }));
-    },
-  );
+// What happens to an issued certificate: revoked, or corrected and reissued.
+function lifecycleRoutes(app: FastifyInstance, { certificates, issue }: Services, db: Db) {
+  certificateAction(app, db, {
+    action: 'revoke',
+    operationId: 'revokeCertificate',
+    summary: 'Revoke an Issued certificate (permanent)',
+    description:
+      'Issued to Revoked. The optional reason is PUBLIC: verification shows it to anyone with the code. Already Revoked or ' +
+      'Draft: 409. Revocation gives no quota back; the PDF stays downloadable by its owner.',
+    body: RevokeBody,
+    emptyBodyIsObject: true,
+    status: 200,
+    answers: { ref: 'Certificate', example: REVOKED_EXAMPLE, description: 'The revoked certificate' },
+    check: (principal, id) => certificates.get(principal.accountId, id),
+    run: (principal, id, body) => certificates.revoke(principal.accountId, id, body.reason),
+  });
 
-  api.post(
-    '/api/v1/certificates/:id/reissue',
-    {
-      // The body's 422 comes after the 404, as for revoke.
-      config: { access: { kind: 'key', scope: 'certificates:write' }, deferBodyErrors: true },
-      attachValidation: true,
-      schema: {
-        operationId: 'reissueCertificate',
-        tags: ['Certificates'],
-        summary: 'Correct and reissue: a new certificate for the corrected recipient; the old one is revoked',
-        description:
-          "Issues a new certificate (new id, code, PDF and signed credential) from the old one's template, in its current " +
-          'version, for the corrected recipient; in the same transaction the old certificate becomes Revoked with the public ' +
-          'reason "Superseded by <new code>", and its verification links the new one. Uses no quota. The new expiresAt is the ' +
-          "recipient's expiresAt, else the old certificate's (when still ahead), else the template's validity. Checks in order: " +
-          '404, 422 (body), 409 (the certificate is not Issued, or its template is archived). Idempotency-Key is honoured: a ' +
-          'retry gets the same new certificate.',
-        security,
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: ReissueBody,
-        response: {
-          201: withRateHeaders(
-            example(dataOf(Type.Ref('Certificate')), { data: REISSUED_EXAMPLE }),
-            'The new certificate',
-            REPLAYED_HEADER,
-          ),
-          ...errorResponses(...AUTH_ERRORS, 404, 409, 413, 422),
-        },
-      },
-    },
-    async (request, reply) => {
-      const checkBody = deferBodyErrors(request);
-      const { id } = request.params;
-      const principal = request.principal!;
-      await certificates.get(principal.accountId, id.toLowerCase());
-      checkBody();
-      return answerIdempotently(request, reply, db, async () => ({
-        status: 201,
-        body: { data: await issue.reissue(principal, id.toLowerCase(), request.body.recipient) },
-      }));
-    },
-  );
+  certificateAction(app, db, {
+    action: 'reissue',
+    operationId: 'reissueCertificate',
+    summary: 'Correct and reissue: a new certificate for the corrected recipient; the old one is revoked',
+    description:
+      "Issues a new certificate (new id, code, PDF and signed credential) from the old one's template, in its current " +
+      'version, for the corrected recipient; in the same transaction the old certificate becomes Revoked with the public ' +
+      'reason "Superseded by <new code>", and its verification links the new one. Uses no quota. The new expiresAt is the ' +
+      "recipient's expiresAt, else the old certificate's (when still ahead), else the template's validity. Checks in order: " +
+      '404, 422 (body), 409 (the certificate is not Issued, or its template is archived). Idempotency-Key is honoured: a ' +
+      'retry gets the same new certificate.',
+    body: ReissueBody,
+    status: 201,
+    answers: { ref: 'Certificate', example: REISSUED_EXAMPLE, description: 'The new certificate' },
+    check: (principal, id) => certificates.get(principal.accountId, id),
+    run: (principal, id, body) => issue.reissue(principal, id, body.recipient),
+  });
 }
