@@ -1,3 +1,4 @@
+import { ByteLru } from './byte-lru.js';
 import type { Face } from './fonts.js';
 import { flate, hex4 } from './pdf-syntax.js';
 import type { SubsetState } from './template-compiler.js';
@@ -34,13 +35,10 @@ export function makeFontStreams(face: Face, subset: SubsetState): FontStreams {
   };
 }
 
-// A least-recently-used map bounded by the bytes it holds (Map order is insertion order: a hit is
-// moved to the end, the oldest entries are dropped from the front).
+// The subsets made lately in this thread, within a bound in bytes.
 const DEFAULT_LIMIT = 4 * 1024 * 1024; // per thread; a Latin subset is about 5 to 10 KB deflated
 const ENTRY_OVERHEAD = 200;
-const entries = new Map<string, { streams: FontStreams; bytes: number }>();
-let limit = DEFAULT_LIMIT;
-let held = 0;
+const entries = new ByteLru<FontStreams>(DEFAULT_LIMIT);
 let hits = 0;
 let misses = 0;
 
@@ -61,9 +59,7 @@ export function fontStreams(face: Face, subset: SubsetState): FontStreams {
   const known = entries.get(key);
   if (known) {
     hits++;
-    entries.delete(key);
-    entries.set(key, known);
-    return known.streams;
+    return known;
   }
   misses++;
   const streams = makeFontStreams(face, subset);
@@ -72,17 +68,11 @@ export function fontStreams(face: Face, subset: SubsetState): FontStreams {
     2 * (key.length + streams.baseFont.length + streams.widths.length) +
     streams.fontFile.length +
     streams.toUnicode.length;
-  if (bytes <= limit) {
+  if (bytes <= entries.limit) {
     // Exactly sized copies: a small Buffer may be a slice of a shared 8 KB pool it would keep alive.
     streams.fontFile = ownCopy(streams.fontFile);
     streams.toUnicode = ownCopy(streams.toUnicode);
-    entries.set(key, { streams, bytes });
-    held += bytes;
-    for (const [oldest, entry] of entries) {
-      if (held <= limit) break;
-      entries.delete(oldest);
-      held -= entry.bytes;
-    }
+    entries.set(key, streams, bytes);
   }
   return streams;
 }
@@ -96,14 +86,13 @@ function ownCopy(data: Buffer): Buffer {
 /** For tests and benchmarks: empties the cache and sets its bound in bytes (0 turns it off). */
 export function resetFontStreamCache(bytes: number = DEFAULT_LIMIT): void {
   entries.clear();
-  held = 0;
   hits = 0;
   misses = 0;
-  limit = bytes;
+  entries.limit = bytes;
 }
 
 export function fontStreamCacheStats(): { entries: number; bytes: number; hits: number; misses: number } {
-  return { entries: entries.size, bytes: held, hits, misses };
+  return { entries: entries.size, bytes: entries.bytes, hits, misses };
 }
 
 function toUnicodeCMap(text: string[]): string {

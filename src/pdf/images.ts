@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
+import { ByteLru } from './byte-lru.js';
 import { readJpeg } from './jpeg.js';
 import {
   channels,
@@ -79,29 +80,17 @@ export const DESIGN_IMAGE_WORK = 160_000_000;
 // Images prepared lately in this thread, by the SHA-256 of their data URL, up to PREPARED_BYTES:
 // the next version of a design (an element moved) does not split or decode its images again.
 const PREPARED_BYTES = 64 * 1024 * 1024;
-const prepared = new Map<string, { image: PdfImage; bytes: number }>();
-let preparedBytes = 0;
+const prepared = new ByteLru<PdfImage>(PREPARED_BYTES);
 
 /** decodeImage, from the thread's cache of images prepared lately. */
 export function preparedImage(dataUrl: string): PdfImage {
   const key = createHash('sha256').update(dataUrl).digest('base64');
   const hit = prepared.get(key);
-  if (hit) {
-    prepared.delete(key);
-    prepared.set(key, hit);
-    return hit.image;
-  }
+  if (hit) return hit;
   const image = decodeImage(dataUrl);
   const bytes = image.data.length + (image.smask?.data.length ?? 0);
-  if (bytes <= PREPARED_BYTES / 4) {
-    prepared.set(key, { image, bytes });
-    preparedBytes += bytes;
-    for (const [old, entry] of prepared) {
-      if (preparedBytes <= PREPARED_BYTES) break;
-      prepared.delete(old);
-      preparedBytes -= entry.bytes;
-    }
-  }
+  // One image takes at most a quarter of the cache.
+  if (bytes <= PREPARED_BYTES / 4) prepared.set(key, image, bytes);
   return image;
 }
 
