@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { DEFAULT_TIMEOUTS, type Timeouts } from './platform/http/edge.js';
+import { DEFAULT_TIMEOUTS, type Timeouts } from './platform/http/timeouts.js';
 
 // The one module that reads process.env. Everything else receives a Config.
 

@@ -4,28 +4,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ValidationError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import { htmlErrorsFor, sendError, type HtmlErrors } from './error-handler.js';
+import type { Timeouts } from './timeouts.js';
 
 // The edge of the HTTP server: what happens before a request reaches a route. Malformed HTTP, URLs
 // that cannot be decoded and stalled clients all get an answer in the error envelope (or the HTML
 // page under /verify/) with X-Request-Id, and never hold a connection for long.
-
-export interface Timeouts {
-  // Whole request (headers and body) must arrive within this; then 408 and the connection closes.
-  requestMs: number;
-  // Headers must arrive within this.
-  headersMs: number;
-  // An idle keep-alive connection is closed after this.
-  keepAliveMs: number;
-  // How often the server looks for requests past their time.
-  checkEveryMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: Timeouts = {
-  requestMs: 30_000,
-  headersMs: 10_000,
-  keepAliveMs: 5_000,
-  checkEveryMs: 1_000,
-};
 
 // Longer than any URL the header limit lets through: an over-long id reaches its route and is a 422
 // at its path instead of a 414.
