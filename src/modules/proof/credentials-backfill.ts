@@ -58,7 +58,7 @@ export async function backfillCredentials(
       }
       for (const group of byIssue.values()) {
         const first = group[0]!;
-        const key = await deps.signingKeys.credentialKey(first.account_id, db);
+        const key = await deps.signingKeys.credentialKey(first.account_id, tx);
         const entries = await takeEntries(tx, first.account_id, group.length);
         const credentials = await deps.signing.sign(
           key,

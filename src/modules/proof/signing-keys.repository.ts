@@ -116,17 +116,22 @@ export async function insertFirstCertificate(db: Queryable, cert: NewPdfCertific
   );
 }
 
+// A certificate that becomes current at `at` (the caller retired the one before).
+async function insertCertificate(db: Queryable, cert: NewPdfCertificate, at: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO pdf_signing_certificates (id, account_id, certificate, chain, private_key, source, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [cert.id, cert.accountId, cert.certificate, cert.chain, cert.privateKey, cert.source, at],
+  );
+}
+
 // Retires the current certificate and makes `cert` current, in the caller's transaction.
 export async function replaceCertificate(db: Queryable, cert: NewPdfCertificate, at: Date): Promise<void> {
   await db.query(
     'UPDATE pdf_signing_certificates SET retired_at = $2 WHERE account_id = $1 AND retired_at IS NULL',
     [cert.accountId, at],
   );
-  await db.query(
-    `INSERT INTO pdf_signing_certificates (id, account_id, certificate, chain, private_key, source, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [cert.id, cert.accountId, cert.certificate, cert.chain, cert.privateKey, cert.source, at],
-  );
+  await insertCertificate(db, cert, at);
 }
 
 // The certificate that sealed a certificate's frozen PDF; none for PDFs frozen before signing.
@@ -156,11 +161,7 @@ export async function replaceIfCurrent(
     [oldId, at],
   );
   if (!rowCount) return false;
-  await db.query(
-    `INSERT INTO pdf_signing_certificates (id, account_id, certificate, chain, private_key, source, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [cert.id, cert.accountId, cert.certificate, cert.chain, cert.privateKey, cert.source, at],
-  );
+  await insertCertificate(db, cert, at);
   return true;
 }
 
