@@ -6,7 +6,7 @@ import {
   CREDENTIAL_SHAPE,
   openBadgeCredential,
   type CredentialFacts,
-} from '../src/modules/credentials/open-badge.js';
+} from '../src/modules/proof/open-badge.js';
 import { signFromTemplate } from '../src/platform/proof/data-integrity.js';
 import { compileRdfTemplate } from '../src/platform/proof/rdf-template.js';
 import { referenceLoader, testIssuer } from '../test/credentials/reference.js';

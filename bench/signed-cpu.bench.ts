@@ -15,7 +15,7 @@ import { renderDocument } from '../src/pdf/document-writer.js';
 import { sealPdf, type UnsealedPdf } from '../src/pdf/pdf-seal.js';
 import type { Design } from '../src/pdf/design.schema.js';
 import type { RenderValues } from '../src/pdf/render-types.js';
-import { CREDENTIAL_SHAPE, openBadgeCredential } from '../src/modules/credentials/open-badge.js';
+import { CREDENTIAL_SHAPE, openBadgeCredential } from '../src/modules/proof/open-badge.js';
 import { signFromTemplate } from '../src/platform/proof/data-integrity.js';
 import { compileRdfTemplate } from '../src/platform/proof/rdf-template.js';
 import { createCmsSigner } from '../src/platform/proof/cms.js';

@@ -12,9 +12,9 @@ export const MODULE_FLOORS = {
   users: ['shared', 'accounts'],
   contracts: ['shared', 'accounts'],
   templates: ['shared', 'accounts'],
-  credentials: ['shared', 'accounts'],
+  proof: ['shared', 'accounts'],
   emails: ['shared'],
   verify: ['shared'],
-  certificates: ['shared', 'usage', 'accounts', 'templates', 'credentials', 'emails'],
+  certificates: ['shared', 'usage', 'accounts', 'templates', 'proof', 'emails'],
   imports: ['shared', 'certificates', 'emails'],
 };

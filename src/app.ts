@@ -23,7 +23,7 @@ import { emailsRoutes } from './modules/certificates/certificate-emails.routes.j
 import { EmailSend } from './modules/emails/emails.schemas.js';
 import { healthRoutes, installRequestMetrics } from './modules/health/health.routes.js';
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
-import { credentialsRoutes } from './modules/credentials/credentials.routes.js';
+import { credentialsRoutes } from './modules/proof/credentials.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -155,7 +155,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   certificatesRoutes(app, deps.services, deps.db);
   emailsRoutes(app, deps.services.emails, deps.db);
   verifyRoutes(app, deps.services.verify);
-  credentialsRoutes(app, deps.services.credentials);
+  credentialsRoutes(app, deps.services.proof);
   openapiRoutes(app);
   docsRoutes(app);
   faviconRoutes(app);

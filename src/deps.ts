@@ -109,7 +109,7 @@ export async function createDeps(
   const services = createServices({ config, db, logger, now, metrics, vault });
   try {
     // Before `certsvc migrate` has run, there is no table of keys to check.
-    if (opts.migrate !== false) await services.credentials.checkVault();
+    if (opts.migrate !== false) await services.signingKeys.checkVault();
   } catch (err) {
     await db.close();
     await embedded?.release();

@@ -24,8 +24,8 @@ import { createFileTransport, createSmtpTransport } from './modules/emails/mail-
 import path from 'node:path';
 import type { Metrics } from './platform/metrics.js';
 import type { KeyVault } from './platform/proof/key-vault.js';
-import { createCredentialsService } from './modules/credentials/credentials.service.js';
-import { createPdfSigningService } from './modules/credentials/pdf-signing.service.js';
+import { createProofService } from './modules/proof/proof.service.js';
+import { createSigningKeys } from './modules/proof/signing-keys.service.js';
 import { createImportsService } from './modules/imports/imports.service.js';
 import { startImportWorker, type ImportWorker } from './modules/imports/import.worker.js';
 
@@ -73,16 +73,17 @@ export function createServices(deps: ServiceDeps) {
   let checker: FileChecker | undefined;
   const getChecker = () => (checker ??= createFileChecker());
   const publicBaseUrl = config.publicBaseUrl;
-  const credentials = createCredentialsService({
+  const signingKeys = createSigningKeys({
     db: deps.db,
     publicBaseUrl,
     vault: deps.vault,
     now: deps.now,
+    logger: deps.logger,
   });
-
-  const pdfSigning = createPdfSigningService({
+  const proof = createProofService({
     db: deps.db,
-    vault: deps.vault,
+    publicBaseUrl,
+    signingKeys,
     tsa: config.tsa,
     now: deps.now,
     logger: deps.logger,
@@ -90,8 +91,7 @@ export function createServices(deps: ServiceDeps) {
 
   const issue = createIssueService({
     db: deps.db,
-    credentials,
-    pdfSigning,
+    proof,
     renderer: getRenderer,
     publicBaseUrl,
     now: deps.now,
@@ -119,9 +119,9 @@ export function createServices(deps: ServiceDeps) {
     uploads: createUploadsService({ checker: getChecker }),
     designPreview: createDesignPreviewService({ renderer: getRenderer, publicBaseUrl }),
     usage: createUsageService(deps),
-    credentials,
-    pdfSigning,
-    certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, credentials }),
+    signingKeys,
+    proof,
+    certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, proof }),
     issue,
     imports,
     verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),

@@ -57,7 +57,7 @@ export const importCommand: Command = {
     const templateId = id(required(ctx, 'template'), '--template');
     const file = required(ctx, 'csv');
     const { services } = deps(ctx);
-    if (!services.credentials.canSign) {
+    if (!services.signingKeys.canSign) {
       throw new CliError(
         'SIGNING_KEYS_SECRET is not set: issuing signs each certificate (see docs/proof.md)',
         2,

@@ -1,5 +1,4 @@
-import type { SigningKeyView } from '../modules/credentials/credentials.service.js';
-import type { PdfCertificateView } from '../modules/credentials/pdf-signing.service.js';
+import type { PdfCertificateView, SigningKeyView } from '../modules/proof/signing-keys.service.js';
 import { Pkcs12Error, PKCS12_MAX_BYTES } from '../platform/proof/pkcs12.js';
 import { readBounded } from './design-file.js';
 import { deps, id, required, type Command, type CommandContext } from './command.js';
@@ -21,7 +20,7 @@ function certificateLine(c: PdfCertificateView): string {
 }
 
 function needsSecret(ctx: CommandContext): void {
-  if (!deps(ctx).services.credentials.canSign) {
+  if (!deps(ctx).services.signingKeys.canSign) {
     throw new CliError(
       'SIGNING_KEYS_SECRET is not set: it seals the signing keys (use the one the servers use; see docs/proof.md)',
       2,
@@ -36,9 +35,10 @@ export const proofCommands: Command[] = [
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
-      const keys = await deps(ctx).services.credentials.listKeys(accountId);
-      const pdfCertificates = await deps(ctx).services.pdfSigning.list(accountId);
-      const did = deps(ctx).services.credentials.issuerDid(accountId);
+      const { signingKeys } = deps(ctx).services;
+      const keys = await signingKeys.listKeys(accountId);
+      const pdfCertificates = await signingKeys.listPdfCertificates(accountId);
+      const did = signingKeys.issuerDid(accountId);
       print(ctx.io, ctx.json, { did, data: keys, pdfCertificates }, [
         `Issuer ${did}`,
         'Credential signing keys (Ed25519):',
@@ -59,8 +59,9 @@ export const proofCommands: Command[] = [
     async run(ctx) {
       needsSecret(ctx);
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
-      const key = await deps(ctx).services.credentials.rotate(accountId);
-      const pdf = await deps(ctx).services.pdfSigning.rotate(accountId);
+      const { signingKeys } = deps(ctx).services;
+      const key = await signingKeys.rotateCredentialKey(accountId);
+      const pdf = await signingKeys.rotatePdfCertificate(accountId);
       print(ctx.io, ctx.json, { ...key, pdfCertificate: { rotated: pdf.rotated, ...pdf.certificate } }, [
         `New current signing key ${key.id} (${key.publicKeyMultibase})`,
         'Credentials issued from now on use it, on every instance; those signed before keep verifying.',
@@ -89,7 +90,7 @@ export const proofCommands: Command[] = [
       const passphrase = ctx.io.readSecret ? await ctx.io.readSecret('Passphrase of the PKCS#12 file: ') : '';
       let cert: PdfCertificateView;
       try {
-        cert = await deps(ctx).services.pdfSigning.importPkcs12(accountId, bytes, passphrase);
+        cert = await deps(ctx).services.signingKeys.importPkcs12(accountId, bytes, passphrase);
       } catch (err) {
         if (err instanceof Pkcs12Error) throw new CliError(`${file}: ${err.message}`, 2);
         throw err;
@@ -110,7 +111,7 @@ export const proofCommands: Command[] = [
       needsSecret(ctx);
       const account =
         typeof ctx.values.account === 'string' ? id(ctx.values.account, '--account') : undefined;
-      const { made } = await deps(ctx).services.credentials.backfill({ accountId: account });
+      const { made } = await deps(ctx).services.proof.backfill({ accountId: account });
       print(ctx.io, ctx.json, { made }, [
         made === 0
           ? 'Every certificate has its credential'

@@ -152,13 +152,13 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     stops.push(() => worker.stop({ graceMs }));
     // Imports' chunks (they sign: only with SIGNING_KEYS_SECRET): the one in flight commits or rolls
     // back whole, then the worker stops.
-    if (deps.services.credentials.canSign) {
+    if (deps.services.signingKeys.canSign) {
       const importWorker = deps.services.startImportWorker();
       stops.push(() => importWorker.stop());
     }
     if (opts.http === false && !opts.json) {
       opts.io.out(
-        deps.services.credentials.canSign
+        deps.services.signingKeys.canSign
           ? 'certsvc email and import worker running'
           : 'certsvc email worker running (imports are issued by the instances that have SIGNING_KEYS_SECRET)',
       );

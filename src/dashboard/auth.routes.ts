@@ -37,9 +37,9 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
         flash: takeFlash(request),
         usage,
         issuer: {
-          did: services.credentials.issuerDid(user.user.accountId),
-          keys: await services.credentials.listKeys(user.user.accountId),
-          pdfCertificates: await services.pdfSigning.list(user.user.accountId),
+          did: services.signingKeys.issuerDid(user.user.accountId),
+          keys: await services.signingKeys.listKeys(user.user.accountId),
+          pdfCertificates: await services.signingKeys.listPdfCertificates(user.user.accountId),
         },
         templateCount: templates.pagination.total,
       }),

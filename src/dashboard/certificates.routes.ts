@@ -36,7 +36,7 @@ function searchOf(query: Record<string, string | undefined>) {
 }
 
 export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
-  const { certificates, credentials, emails, issue, pdfSigning, templates } = deps.services;
+  const { certificates, emails, issue, proof, signingKeys, templates } = deps.services;
   const signIn = requireSignIn(deps);
   const sendZip = (reply: FastifyReply, fileName: string, accountId: string, ids: string[]) =>
     reply
@@ -76,8 +76,8 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
     const [history, template, credential, pdfSigner, templateVersion] = await Promise.all([
       emails.history(s.user.accountId, certificate.id, { page: 1, perPage: 20 }),
       templates.get(s.user.accountId, certificate.templateId).catch(() => undefined),
-      credentials.credential(s.user.accountId, certificate.id),
-      pdfSigning.signerOf(s.user.accountId, certificate.id),
+      proof.credential(s.user.accountId, certificate.id),
+      signingKeys.pdfSignerOf(s.user.accountId, certificate.id),
       certificates.templateVersion(s.user.accountId, certificate.id),
     ]);
     return send(
@@ -102,7 +102,7 @@ export function certificatesPages(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/certificates/:id/credential', { preHandler: signIn }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const certificate = await certificates.get(accountId, pathId(request));
-    const body = await credentials.credential(accountId, certificate.id);
+    const body = await proof.credential(accountId, certificate.id);
     if (!body) throw new NotFoundError('Credential');
     return reply
       .header('Cache-Control', 'private, no-cache')

@@ -18,7 +18,7 @@ export type {
   SealableOutcome,
   UnsealedPdf,
 } from './render-types.js';
-export { sealPdf } from './pdf-seal.js';
+export { createPdfSealer, type PdfSealer, type SealItem } from './pdf-seal.js';
 export { designIssues, sampleValues } from './design-issues.js';
 export { createFileChecker, type FileChecker } from './file-checker.js';
 export { NOT_A_FONT } from './font-check.js';
@@ -26,7 +26,7 @@ export { NOT_A_FONT } from './font-check.js';
 export interface PdfRenderer {
   /** One outcome per item, in the same order. */
   render(template: RenderTemplate, items: RenderValues[]): Promise<RenderOutcome[]>;
-  /** Documents left for sealing (sealPdf): what issuing freezes once signed. */
+  /** Documents left for sealing (createPdfSealer): what issuing freezes once signed. */
   renderSealable(template: RenderTemplate, items: RenderValues[]): Promise<SealableOutcome[]>;
   close(): Promise<void>;
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { letOthersIn } from '../platform/event-loop.js';
+import type { CmsSigner, TimeStamper } from '../platform/proof/cms.js';
 import { pdfDate, PdfWriter } from './pdf-syntax.js';
 import { CATALOG, INFO_OBJECT } from './template-compiler.js';
 import type { UnsealedPdf } from './render-types.js';
@@ -9,7 +11,8 @@ import type { UnsealedPdf } from './render-types.js';
 // four that never change (form, signature field, names, file specification). Sealing then appends
 // the attachment and the signature dictionary, whose /Contents is reserved and filled last, and the
 // cross-reference table. One file is built, hashed in one pass (plus the short tail), signed, and
-// the signature written into its slot.
+// the signature written into its slot. A sealer (createPdfSealer) seals the documents of an issue
+// with a CMS signer (platform/proof/cms.ts), time-stamped when a time-stamp authority is given.
 
 export type { UnsealedPdf };
 
@@ -104,4 +107,83 @@ export async function sealPdf(
   pdf.write(cms.toString('hex'), contentsAt + 1, 'latin1');
   const sha256 = whole.update(pdf.subarray(contentsAt, afterContents)).update(tail).digest('hex');
   return { pdf, sha256 };
+}
+
+export interface SealItem {
+  unsealed: UnsealedPdf;
+  /** The attached file's bytes: the certificate's credential. */
+  attachment: Buffer;
+}
+
+export interface PdfSealer {
+  /**
+   * Seals the documents of an issue, signed by `signer` at `signedAt` (ISO 8601), in the order of the
+   * items. A time-stamp authority that fails (TimeStampError) fails the whole call.
+   */
+  sealAll(signer: CmsSigner, items: SealItem[], signedAt: string): Promise<{ pdf: Buffer; sha256: string }[]>;
+}
+
+// Room in /Contents for a time-stamp token (the TSA's certificates included) until this sealer has
+// seen the TSA's tokens: then the largest seen plus a margin. A token that does not fit makes that
+// one document be signed again with room for it.
+const FIRST_TIME_STAMP_RESERVE = 8_192;
+const TIME_STAMP_MARGIN = 512;
+// Time-stamp requests of one issue in flight at once.
+const TIME_STAMP_CONCURRENCY = 8;
+
+class TokenTooLargeError extends Error {}
+
+/** PAdES B-B seals; B-T (a signature time stamp from `timeStamper`) when one is given. */
+export function createPdfSealer(timeStamper?: TimeStamper): PdfSealer {
+  let timeStampRoom = FIRST_TIME_STAMP_RESERVE;
+
+  // The time stamp's length is known only once it is there: a token that does not fit the reserved
+  // space makes its document be sealed again, with room for it.
+  async function stamped(signer: CmsSigner, digest: Buffer, room: number): Promise<Buffer> {
+    const cms = await signer.sign(digest, timeStamper);
+    const tokenLength = cms.length - signer.maxLength + TIME_STAMP_MARGIN;
+    if (tokenLength > timeStampRoom) timeStampRoom = tokenLength;
+    if (cms.length > room) throw new TokenTooLargeError();
+    return cms;
+  }
+
+  async function sealOne(signer: CmsSigner, item: SealItem, signedAt: string) {
+    for (let attempt = 0; ; attempt++) {
+      const reserve = signer.maxLength + (timeStamper ? timeStampRoom : 0);
+      try {
+        return await sealPdf(item.unsealed, {
+          attachment: item.attachment,
+          signedAt,
+          reserve,
+          sign: (digest) => (timeStamper ? stamped(signer, digest, reserve) : signer.sign(digest)),
+        });
+      } catch (err) {
+        if (!(err instanceof TokenTooLargeError) || attempt > 0) throw err;
+      }
+    }
+  }
+
+  return {
+    async sealAll(signer, items, signedAt) {
+      const out: { pdf: Buffer; sha256: string }[] = new Array(items.length);
+      if (!timeStamper) {
+        // CPU only: one after the other, letting other requests in every so often.
+        for (let i = 0; i < items.length; i++) {
+          await letOthersIn(i);
+          out[i] = await sealOne(signer, items[i]!, signedAt);
+        }
+        return out;
+      }
+      // Waiting on the time-stamp authority: a few documents at once.
+      let next = 0;
+      const lane = async () => {
+        while (next < items.length) {
+          const i = next++;
+          out[i] = await sealOne(signer, items[i]!, signedAt);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(TIME_STAMP_CONCURRENCY, items.length) }, lane));
+      return out;
+    },
+  };
 }

@@ -8,7 +8,7 @@ import {
   issueAtOnce,
   NO_ROOM,
   type IssueAtOnce,
-} from '../../src/modules/certificates/issue-at-once.repository.js';
+} from '../../src/modules/certificates/issue.repository.js';
 import { NOTIFY_CHANNEL } from '../../src/modules/emails/emails.repository.js';
 import { isoDate, periodStart } from '../../src/modules/usage/period.js';
 import {
@@ -20,7 +20,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 
-// A single issue is written with one statement (issue-at-once.repository.ts): all of it or nothing,
+// A single issue is written with one statement (issue.repository.ts issueAtOnce): all of it or nothing,
 // and nothing at all whenever one of its steps finds no room, so that the usual transaction can take
 // over. Each case here is one the statement must refuse without leaving anything behind.
 
@@ -284,7 +284,7 @@ describe('a single issue in one statement', () => {
       issued = issueAtOnce(t.deps.db, input());
       issued.catch(() => undefined);
       await waiting();
-      await t.deps.services.credentials.revoke(revocation, tenant.accountId, victim.id);
+      await t.deps.services.proof.revoke(revocation, tenant.accountId, victim.id);
       await revocation.query('COMMIT');
     } finally {
       revocation.release();

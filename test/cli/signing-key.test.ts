@@ -152,7 +152,7 @@ describe('certsvc signing-key', () => {
     assert.equal(JSON.parse(again.stdout).made, 0, 'resumable: nothing twice');
     assert.deepEqual(await made(), once, 'ours are left exactly as they were');
 
-    const resolve = async () => t.deps.services.credentials.didDocument(tenant.accountId);
+    const resolve = async () => t.deps.services.proof.didDocument(tenant.accountId);
     const issued = (
       await t.app.inject({ method: 'GET', url: `/api/v1/certificates/${kept.id}`, headers: tenant.auth })
     ).json().data;

@@ -257,7 +257,7 @@ describe('signed credentials', () => {
         headers: owner.auth,
       })
     ).json();
-    const rotated = await t.deps.services.credentials.rotate(owner.accountId);
+    const rotated = await t.deps.services.signingKeys.rotateCredentialKey(owner.accountId);
     const second = await issueCertificate(t.app, owner);
     const secondCredential = (
       await t.app.inject({

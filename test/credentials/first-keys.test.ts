@@ -33,15 +33,15 @@ describe('first signing keys', () => {
     };
     const at = new Date();
     const keyFirst = deps.db.transaction(async () => {
-      const key = await s.credentials.prepare(account.id);
+      const key = await s.signingKeys.credentialKey(account.id);
       await meet();
-      const certificate = await s.pdfSigning.prepare(account.id, at);
+      const certificate = await s.signingKeys.pdfKey(account.id, at);
       return [key.id, certificate.id];
     });
     const certificateFirst = deps.db.transaction(async () => {
-      const certificate = await s.pdfSigning.prepare(account.id, at);
+      const certificate = await s.signingKeys.pdfKey(account.id, at);
       await meet();
-      const key = await s.credentials.prepare(account.id);
+      const key = await s.signingKeys.credentialKey(account.id);
       return [key.id, certificate.id];
     });
     const [a, b] = await Promise.all([keyFirst, certificateFirst]);

@@ -8,7 +8,7 @@ import {
   hashedEmail,
   openBadgeCredential,
   type CredentialFacts,
-} from '../../src/modules/credentials/open-badge.js';
+} from '../../src/modules/proof/open-badge.js';
 import { staticDocumentLoader } from '../../src/platform/proof/contexts.js';
 import { signDocument, signFromTemplate } from '../../src/platform/proof/data-integrity.js';
 import { base58btc, fromBase58btc } from '../../src/platform/proof/multibase.js';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import * as pkijs from 'pkijs';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { worldNames } from '../helpers/world-names.js';
-import { replaceCertificate } from '../../src/modules/credentials/pdf-certificates.repository.js';
+import { replaceCertificate } from '../../src/modules/proof/signing-keys.repository.js';
 import { createKeyVault } from '../../src/platform/proof/key-vault.js';
 import { selfSignedCertificate } from '../../src/platform/proof/x509.js';
 import { startLocalTsa, type LocalTsa } from './tsa.js';
@@ -210,7 +210,7 @@ describe('signed PDFs', () => {
     );
     const c = await issueCertificate(t.app, owner);
     assertSigned(await pdfOf(t, owner, c.id), 'Lapsed Academy');
-    const list = await t.deps.services.pdfSigning.list(owner.accountId);
+    const list = await t.deps.services.signingKeys.listPdfCertificates(owner.accountId);
     assert.deepEqual(
       list.map((x) => [x.source, x.current]),
       [

@@ -21,10 +21,10 @@ describe('dashboard: portable proof', () => {
 
     const cert = await issueCertificate(t.app, tenant);
     const home = await client.get('/dashboard');
-    const [key] = await t.deps.services.credentials.listKeys(tenant.accountId);
+    const [key] = await t.deps.services.signingKeys.listKeys(tenant.accountId);
     assert.ok(home.body.includes(key!.publicKeyMultibase), 'the key fingerprint is listed');
     assert.doesNotMatch(home.body, /private/i);
-    const [pdfCert] = await t.deps.services.pdfSigning.list(tenant.accountId);
+    const [pdfCert] = await t.deps.services.signingKeys.listPdfCertificates(tenant.accountId);
     assert.ok(
       home.body.includes(`SHA-256 ${pdfCert!.fingerprintSha256}`),
       'the PDF certificate fingerprint is listed',

@@ -1,5 +1,5 @@
 import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
-import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
+import type { PdfCertificateView } from '../../modules/proof/signing-keys.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
 import { csrfField, dateTime, html, notice, page, typed, type Flash, type Html } from '../html.js';

@@ -1,5 +1,4 @@
-import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
-import type { SigningKeyView } from '../../modules/credentials/credentials.service.js';
+import type { PdfCertificateView, SigningKeyView } from '../../modules/proof/signing-keys.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
 import { date, html, notice, page, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';

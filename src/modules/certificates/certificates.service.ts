@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/er
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { assertStorable } from '../../platform/validation.js';
-import type { CredentialsService } from '../credentials/credentials.service.js';
+import type { ProofService } from '../proof/proof.service.js';
 import { certificateView, type CertificateView } from './certificate.view.js';
 import * as repo from './certificates.repository.js';
 import { safeFileName, type ZipEntry } from '../../platform/zip.js';
@@ -27,7 +27,7 @@ export function createCertificatesService(deps: {
   db: Db;
   publicBaseUrl: string;
   now: () => Date;
-  credentials: CredentialsService;
+  proof: ProofService;
 }) {
   const { db, publicBaseUrl } = deps;
   const view = (row: repo.CertificateRow) => certificateView(row, publicBaseUrl);
@@ -116,7 +116,7 @@ export function createCertificatesService(deps: {
         const row = await repo.revokeCertificate(tx, { accountId, id, at: deps.now(), reason });
         if (row) {
           // The credential's status bit turns with the revocation, in the same transaction.
-          await deps.credentials.revoke(tx, accountId, id);
+          await deps.proof.revoke(tx, accountId, id);
           return view(row);
         }
         const existing = await repo.findCertificate(tx, accountId, id);

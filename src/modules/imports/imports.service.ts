@@ -168,11 +168,11 @@ export function createImportsService(deps: {
           const principal = await deps.principalOf(chunk.accountId, chunk.importId);
           let outcome;
           try {
-            outcome = await deps.issue.issueBatch(
+            outcome = await deps.issue.issueBatchIn(
+              tx,
               principal,
               chunk.templateId,
               rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
-              { tx },
             );
           } catch (err) {
             if (err instanceof NotFoundError) {

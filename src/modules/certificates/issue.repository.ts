@@ -1,17 +1,32 @@
-import type { Db } from '../../platform/db/db.js';
-import { FILL_LIMIT } from '../credentials/status-lists.repository.js';
-import { NOTIFY_CHANNEL } from '../emails/emails.repository.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
+import { uuidv7 } from '../../platform/ids.js';
+import { insertCredentials, revokeCredential } from '../proof/credentials.repository.js';
+import type { Proof } from '../proof/proof.service.js';
+import { FILL_LIMIT, takeEntries, type StatusEntry } from '../proof/status-lists.repository.js';
+import { enqueueIssued, NOTIFY_CHANNEL } from '../emails/emails.repository.js';
+import { reserve } from '../usage/usage.repository.js';
 import { searchFold } from './search-fold.js';
-import { CERT_COLUMNS, type CertificateRow, type NewCertificate } from './certificates.repository.js';
+import {
+  CERT_COLUMNS,
+  insertIssued,
+  insertPdfs,
+  supersede,
+  type CertificateRow,
+  type NewCertificate,
+} from './certificates.repository.js';
 
-// A single issue written with one statement, outside any transaction: its quota, its status entry,
-// the certificate, its signed credential and its sealed PDF (and its email when emailed on issue),
-// all or nothing. The credential and the PDF were signed before, at a status entry read as free.
+// The two ways an issue is written, side by side. Both write the same rows: the quota's use, the
+// certificates, their status entries and signed credentials, their sealed PDFs, and their emails
+// when emailed on issue (test/certificates/issue-at-once.test.ts checks that they match).
+//
+// 1. issueAtOnce, a single issue with one statement, outside any transaction: its quota, its status
+// entry, the certificate, its signed credential and its sealed PDF (and its email when emailed on
+// issue), all or nothing. The credential and the PDF were signed before, at a status entry read as free.
 // The statement writes nothing (no certificate in its answer) when the quota has no room for it or
 // the period has no usage row yet; it fails, undone, with NO_ROOM when it took the quota but the
 // status list was full (migration 018), and with a unique violation on CREDENTIAL_ENTRY_KEY when
-// another issue took that entry meanwhile. In each case the caller issues the usual way, in a
-// transaction (issue.service.ts `commit`), which handles them all.
+// another issue took that entry meanwhile. In each case the caller issues the usual way (writeIssue),
+// which handles them all.
 //
 // It writes what `reserve`, `takeEntries`, `insertIssued`, `insertCredentials`, `insertPdfs` and
 // `enqueueIssued` write for one certificate (test/certificates/issue-at-once.test.ts checks each
@@ -25,6 +40,10 @@ import { CERT_COLUMNS, type CertificateRow, type NewCertificate } from './certif
 // the counts with its certificates' insert before its status entries, and a revocation takes them
 // with its certificate's change before setting its bit: in another order, a single issue and a
 // revocation each held what the other waited for (a deadlock; the test makes the two meet).
+//
+// 2. writeIssue, in a transaction the caller opens (or an import's chunk): any number of
+// certificates, a reissue too. The status entries are taken in it, then the certificates proven
+// (`prove`: their credentials signed at those entries, their PDFs sealed) and written.
 export const CREDENTIAL_ENTRY_KEY = 'credentials_account_id_status_list_status_index_key';
 export const NO_ROOM = 'CS001';
 
@@ -119,4 +138,87 @@ export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<Certifica
   });
   const { ok: _ok, notified: _notified, ...certificate } = rows[0]!;
   return certificate.id === null ? undefined : certificate;
+}
+
+export interface IssueWrite {
+  accountId: string;
+  templateId: string;
+  templateVersion: number;
+  issuedAt: Date;
+  /** The first day of the usage period (isoDate). */
+  period: string;
+  limit: number | null;
+  /** In order: those beyond the quota's room are not written. */
+  items: NewCertificate[];
+  /** Queued for email in the same transaction (emailOnIssue). */
+  emailed: boolean;
+  /** A reissue: it uses no quota, and revokes the certificate it corrects with `reason`. */
+  supersedes?: { id: string; reason: string };
+}
+
+/** The proofs of the certificates accepted, at their status entries (one each, in order). */
+export type Prove = (accepted: NewCertificate[], entries: StatusEntry[]) => Promise<Proof[]>;
+
+// Reserves quota and writes certificates, their signed credentials and their sealed PDFs (the
+// credential attached, signed) in the caller's transaction: no certificate without both proofs.
+// `granted`: how many of the items were written (the first ones; the quota's room). `superseded`:
+// false when a reissue's old certificate was no longer Issued (then the caller rolls back).
+export async function writeIssue(
+  tx: Queryable,
+  input: IssueWrite,
+  prove: Prove,
+): Promise<{ rows: CertificateRow[]; granted: number; superseded: boolean }> {
+  const { accountId, issuedAt, supersedes } = input;
+  const { granted } =
+    supersedes === undefined
+      ? await reserve(tx, { accountId, period: input.period, wanted: input.items.length, limit: input.limit })
+      : { granted: input.items.length };
+  const accepted = input.items.slice(0, granted);
+  const rows =
+    accepted.length > 0
+      ? await insertIssued(tx, {
+          accountId,
+          templateId: input.templateId,
+          templateVersion: input.templateVersion,
+          issuedAt,
+          items: accepted,
+          emailed: input.emailed,
+        })
+      : [];
+  if (input.emailed) {
+    await enqueueIssued(tx, {
+      accountId,
+      now: issuedAt,
+      sends: accepted.map((item) => ({
+        id: uuidv7(issuedAt.getTime()),
+        certificateId: item.id,
+        email: item.recipientEmail,
+      })),
+    });
+  }
+  if (accepted.length > 0) {
+    const entries = await takeEntries(tx, accountId, accepted.length);
+    const proofs = await prove(accepted, entries);
+    await insertCredentials(
+      tx,
+      accountId,
+      proofs.map((p) => p.credential),
+    );
+    await insertPdfs(
+      tx,
+      proofs.map((p, i) => ({ certificateId: accepted[i]!.id, ...p.sealedPdf })),
+    );
+  }
+  if (supersedes !== undefined) {
+    const old = await supersede(tx, {
+      accountId,
+      id: supersedes.id,
+      by: accepted[0]!.id,
+      at: issuedAt,
+      reason: supersedes.reason,
+    });
+    if (!old) return { rows, granted, superseded: false };
+    await revokeCredential(tx, accountId, supersedes.id);
+  }
+  return { rows, granted, superseded: true };
 }

@@ -1,4 +1,7 @@
 import type { Queryable } from '../../platform/db/db.js';
+import { setRevoked } from './status-lists.repository.js';
+
+// The certificates' signed credentials: frozen bytes, each at its entry of the account's status lists.
 
 export interface NewCredential {
   certificateId: string;
@@ -50,6 +53,17 @@ export async function statusEntryOf(
     [certificateId, accountId],
   );
   return rows[0] && { list: rows[0].status_list, index: rows[0].status_index };
+}
+
+// Sets the revocation bit of the certificate's credential (none: it has no credential yet), in the
+// revocation's transaction.
+export async function revokeCredential(
+  tx: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<void> {
+  const entry = await statusEntryOf(tx, accountId, certificateId);
+  if (entry) await setRevoked(tx, accountId, entry);
 }
 
 // The credential of a certificate by its public code (the verify routes).

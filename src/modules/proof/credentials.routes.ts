@@ -12,7 +12,7 @@ import {
   Uuid,
 } from '../../platform/http/schemas.js';
 import { checkedCode } from '../shared/certificate-links.js';
-import type { CredentialsService } from './credentials.service.js';
+import type { ProofService } from './proof.service.js';
 
 // The signed credentials, and the issuer's identity that verifiers fetch to check them: the DID
 // document and the status lists (decisions section 18). The credential is served as frozen bytes.
@@ -32,7 +32,7 @@ const credentialResponse = nonJson(
   rateHeaders,
 );
 
-export function credentialsRoutes(app: FastifyInstance, credentials: CredentialsService) {
+export function credentialsRoutes(app: FastifyInstance, proof: ProofService) {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get(
@@ -53,10 +53,7 @@ export function credentialsRoutes(app: FastifyInstance, credentials: Credentials
       },
     },
     async (request, reply) => {
-      const body = await credentials.credential(
-        request.principal!.accountId,
-        request.params.id.toLowerCase(),
-      );
+      const body = await proof.credential(request.principal!.accountId, request.params.id.toLowerCase());
       if (!body) throw new NotFoundError('Credential');
       return reply.type(CREDENTIAL_MEDIA).header('Cache-Control', 'private, no-cache').send(body);
     },
@@ -81,7 +78,7 @@ export function credentialsRoutes(app: FastifyInstance, credentials: Credentials
       },
     },
     async (request, reply) => {
-      const found = await credentials.credentialByCode(checkedCode(request.params.code));
+      const found = await proof.credentialByCode(checkedCode(request.params.code));
       if (!found) throw new NotFoundError('Credential');
       return reply.type(CREDENTIAL_MEDIA).header('Cache-Control', 'public, max-age=300').send(found.body);
     },
@@ -93,7 +90,7 @@ export function credentialsRoutes(app: FastifyInstance, credentials: Credentials
     '/issuers/:accountId/did.json',
     { config: { access: { kind: 'verify' } }, schema: { hide: true, params: issuer } },
     async (request, reply) => {
-      const doc = await credentials.didDocument(request.params.accountId.toLowerCase());
+      const doc = await proof.didDocument(request.params.accountId.toLowerCase());
       return reply
         .type('application/did+json')
         .header('Cache-Control', 'public, max-age=300')
@@ -115,10 +112,7 @@ export function credentialsRoutes(app: FastifyInstance, credentials: Credentials
       },
     },
     async (request, reply) => {
-      const body = await credentials.statusList(
-        request.params.accountId.toLowerCase(),
-        Number(request.params.n),
-      );
+      const body = await proof.statusList(request.params.accountId.toLowerCase(), Number(request.params.n));
       return reply
         .type(CREDENTIAL_MEDIA)
         .header('Cache-Control', 'public, max-age=60')

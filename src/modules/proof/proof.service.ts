@@ -1,0 +1,156 @@
+import type { Logger } from 'pino';
+import type { Db, Queryable } from '../../platform/db/db.js';
+import { NotFoundError, ServiceUnavailableError } from '../../platform/errors.js';
+import { createTimeStamper, TimeStampError } from '../../platform/proof/timestamp.js';
+import { createPdfSealer, type SealItem, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
+import { createCredentialSigning } from './credential-signing.js';
+import { backfillCredentials } from './credentials-backfill.js';
+import {
+  credentialByCode,
+  readCredential,
+  revokeCredential,
+  type NewCredential,
+} from './credentials.repository.js';
+import { createIssuerDocuments } from './issuer-documents.js';
+import { readSigningContext } from './signing-keys.repository.js';
+import type { PdfKey, SigningKeys } from './signing-keys.service.js';
+import { FILL_LIMIT, randomEntries, type StatusEntry } from './status-lists.repository.js';
+
+// Portable proof, the one door into it (docs/proof.md): issuing prepares an issue's proof beside
+// its rendering (prepare: the account's keys, read afresh for every issue so that a rotation takes
+// effect at once everywhere) and turns the certificates of a batch into their two proofs at once
+// (prove): the Open Badges credential, signed, and the PDF with that credential attached, sealed
+// (PAdES: B-B; B-T with a time stamp when TSA_URL is set). The issue's repository writes them. Here
+// too: a credential's bytes as frozen, the issuer's DID document and status lists, revocation bits
+// and the backfill of credentials for certificates issued before them.
+
+/** A certificate being issued, rendered and not yet sealed. */
+export interface ProvableCertificate {
+  certificateId: string;
+  recipientName: string;
+  recipientEmail: string;
+  title: string;
+  /** The credential's validUntil. */
+  expiresAt: Date | null;
+  unsealed: UnsealedPdf;
+}
+
+/** The certificates of one issue: from one template, at one time. */
+export interface ProofBatch {
+  template: { id: string; name: string; description: string | null };
+  issuedAt: Date;
+  certificates: ProvableCertificate[];
+}
+
+export interface SealedPdf {
+  pdf: Buffer;
+  sha256: string;
+  /** The PDF signing certificate that sealed it. */
+  signedBy: string;
+}
+
+/** A certificate's two proofs, in the order of the batch. */
+export interface Proof {
+  credential: NewCredential;
+  sealedPdf: SealedPdf;
+}
+
+/** An issue's proof, prepared: what its certificates are proven with. */
+export interface Prover {
+  /**
+   * A status entry the preparing read found free in a list with room (when asked for guesses): a
+   * single issue may sign at it before it is written, and write all in one statement.
+   */
+  freeEntry: StatusEntry | undefined;
+  /** The proofs of the batch's certificates at their status entries (one per certificate, in order). */
+  prove(batch: ProofBatch, entries: StatusEntry[]): Promise<Proof[]>;
+}
+
+export function createProofService(deps: {
+  db: Db;
+  publicBaseUrl: string;
+  signingKeys: SigningKeys;
+  /** RFC 3161 time-stamp authority: B-T signatures when set. */
+  tsa?: { url: string; timeoutMs: number };
+  now: () => Date;
+  logger?: Pick<Logger, 'warn'>;
+}) {
+  const { db, signingKeys } = deps;
+  const signing = createCredentialSigning(deps.publicBaseUrl);
+  const sealer = createPdfSealer(deps.tsa ? createTimeStamper(deps.tsa.url, deps.tsa.timeoutMs) : undefined);
+  const documents = createIssuerDocuments({ db, publicBaseUrl: deps.publicBaseUrl, signingKeys });
+
+  // A time-stamp authority that fails fails the issue: nothing is frozen without the time stamp
+  // TSA_URL promises.
+  async function seal(key: PdfKey, items: SealItem[], signedAt: Date): Promise<SealedPdf[]> {
+    try {
+      const sealed = await sealer.sealAll(key.signer, items, signedAt.toISOString());
+      return sealed.map((s) => ({ ...s, signedBy: key.id }));
+    } catch (err) {
+      if (err instanceof TimeStampError) {
+        deps.logger?.warn({ tsa: deps.tsa?.url, reason: err.message }, 'time stamp failed: issue refused');
+        throw new ServiceUnavailableError('time-stamp authority', 5);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    // Before an issue's transaction, beside its rendering: the account's name and current keys (each
+    // made on first use outside any transaction; an expired PDF certificate replaced at `at`), in one
+    // read in the usual case. `guesses`: how many random status entries to look up (freeEntry).
+    async prepare(accountId: string, at: Date, opts: { guesses?: number } = {}): Promise<Prover> {
+      const context = await readSigningContext(db, accountId, randomEntries(opts.guesses ?? 0));
+      if (!context) throw new NotFoundError('Account');
+      const [keys] = await Promise.all([signingKeys.forIssue(accountId, at, context), signing.ready()]);
+      const list = context.statusList;
+      const index = list?.free[0];
+      return {
+        freeEntry:
+          list && list.used < FILL_LIMIT && index !== undefined ? { list: list.n, index } : undefined,
+        async prove(batch, entries) {
+          if (batch.certificates.length === 0) return [];
+          const credentials = await signing.sign(
+            keys.credential,
+            {
+              accountId,
+              accountName: context.accountName,
+              template: batch.template,
+              issuedAt: batch.issuedAt,
+              subjects: batch.certificates,
+            },
+            entries,
+          );
+          const sealed = await seal(
+            keys.pdf,
+            batch.certificates.map((c, i) => ({ unsealed: c.unsealed, attachment: credentials[i]!.body })),
+            batch.issuedAt,
+          );
+          return credentials.map((credential, i) => ({ credential, sealedPdf: sealed[i]! }));
+        },
+      };
+    },
+
+    // Sets the certificate's revocation bit, in the revocation's transaction.
+    async revoke(tx: Queryable, accountId: string, certificateId: string): Promise<void> {
+      await revokeCredential(tx, accountId, certificateId);
+    },
+
+    async credential(accountId: string, certificateId: string): Promise<Buffer | undefined> {
+      return readCredential(db, accountId, certificateId);
+    },
+
+    async credentialByCode(code: string) {
+      return credentialByCode(db, code);
+    },
+
+    didDocument: documents.didDocument,
+    statusList: documents.statusList,
+
+    async backfill(opts: { batch?: number; accountId?: string } = {}): Promise<{ made: number }> {
+      return backfillCredentials({ db, now: deps.now, signingKeys, signing }, opts);
+    },
+  };
+}
+
+export type ProofService = ReturnType<typeof createProofService>;
