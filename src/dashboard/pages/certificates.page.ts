@@ -2,7 +2,8 @@ import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
 import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
-import { csrfField, dateTime, html, notice, page, typed, type Flash, type Html } from '../html.js';
+import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
+import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 export const PER_PAGE = 25;

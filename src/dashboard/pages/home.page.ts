@@ -1,7 +1,8 @@
 import type { PdfCertificateView } from '../../modules/credentials/pdf-signing.service.js';
 import type { SigningKeyView } from '../../modules/credentials/credentials.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
-import { date, html, notice, page, type Flash } from '../html.js';
+import { date, notice, page, type Flash } from '../html.js';
+import { html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 function number(n: number | null): string {

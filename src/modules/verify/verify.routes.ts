@@ -52,8 +52,26 @@ function frontDoorReply(reply: FastifyReply, lang: Language): FastifyReply {
     .header('Vary', 'Accept-Language');
 }
 
+// The routes' instance, which types requests from their schemas.
+function typed(app: FastifyInstance) {
+  return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+type Api = ReturnType<typeof typed>;
+
+// Every route under /verify/ and /api/v1/verify/, and the front door.
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
-  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const api = typed(app);
+  verificationApiRoute(api, verify);
+  verificationPageRoute(api, verify);
+  pagePdfRoute(api, verify);
+  previewImageRoute(api, verify);
+  frontDoorRoute(api);
+  codeBoxRoute(api);
+  pageFontRoute(app);
+}
+
+// The verification as JSON: the API operation, counted like the page.
+function verificationApiRoute(api: Api, verify: VerifyService) {
   api.get(
     '/api/v1/verify/:code',
     {
@@ -81,10 +99,12 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       return { data: await verify.verify(code, { count: request.method === 'GET' }) };
     },
   );
+}
 
-  // The public page that the certificate's link and QR code open; shares the per-IP verify limit.
-  // Not in the API description (hide), which is /api/v1 only: a client generated from it would
-  // treat this page as a JSON operation. The response schemas document the page here.
+// The public page that the certificate's link and QR code open; shares the per-IP verify limit.
+// Not in the API description (hide), which is /api/v1 only: a client generated from it would
+// treat this page as a JSON operation. The response schemas document the page here.
+function verificationPageRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code',
     {
@@ -147,10 +167,12 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       }
     },
   );
+}
 
-  // "Download PDF" on the verification page: the frozen bytes for anyone with the code, counted as a
-  // download, under the per-IP verify limit; not for a revoked certificate, nor when the account
-  // turned public download off (both the 404 page). Part of the page, not of the API.
+// "Download PDF" on the verification page: the frozen bytes for anyone with the code, counted as a
+// download, under the per-IP verify limit; not for a revoked certificate, nor when the account
+// turned public download off (both the 404 page). Part of the page, not of the API.
+function pagePdfRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code/pdf',
     {
@@ -186,11 +208,13 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         .send(pdf.pdf);
     },
   );
+}
 
-  // The picture of a shared link (og:image, twitter:image): the first page of the frozen PDF as a
-  // PNG, 1200 pixels on its longer side, made once per PDF by pdftoppm in a child process and cached
-  // (preview-image.ts). Offered when the page offers "Download PDF" (else the 404 page); under the
-  // per-IP verify limit like the page. Part of the page, not of the API.
+// The picture of a shared link (og:image, twitter:image): the first page of the frozen PDF as a
+// PNG, 1200 pixels on its longer side, made once per PDF by pdftoppm in a child process and cached
+// (preview-image.ts). Offered when the page offers "Download PDF" (else the 404 page); under the
+// per-IP verify limit like the page. Part of the page, not of the API.
+function previewImageRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code/preview.png',
     {
@@ -240,9 +264,11 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         .send(preview.png);
     },
   );
+}
 
-  // The front door: people who arrive without a link get the dashboard, the API reference and a
-  // code box (decisions section 19). Pages, not API: hidden from the description.
+// The front door: people who arrive without a link get the dashboard, the API reference and a
+// code box (decisions section 19). Pages, not API: hidden from the description.
+function frontDoorRoute(api: Api) {
   api.get(
     '/',
     {
@@ -258,10 +284,12 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       return frontDoorReply(reply, lang).send(renderFrontDoor(lang));
     },
   );
+}
 
-  // The code box's target: /verify/?code=... redirects to the verification page of that code (303,
-  // relative, so it works under a base path); without a code, or with text that cannot be one, the
-  // box again. No lookup happens here, so no limiter either: the page it leads to has its own.
+// The code box's target: /verify/?code=... redirects to the verification page of that code (303,
+// relative, so it works under a base path); without a code, or with text that cannot be one, the
+// box again. No lookup happens here, so no limiter either: the page it leads to has its own.
+function codeBoxRoute(api: Api) {
   api.get(
     '/verify/',
     {
@@ -284,10 +312,12 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       return frontDoorReply(reply, lang).send(renderCodeBoxPage(input.trim(), lang));
     },
   );
+}
 
-  // The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
-  // device has no font for; browsers fetch one only for characters in its unicode-range. Part of
-  // the page, not of the API: hidden from the description.
+// The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
+// device has no font for; browsers fetch one only for characters in its unicode-range. Part of
+// the page, not of the API: hidden from the description.
+function pageFontRoute(app: FastifyInstance) {
   app.get(
     '/verify/fonts/:file',
     {
