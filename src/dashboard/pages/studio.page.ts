@@ -1,5 +1,5 @@
 import type { GalleryDesign } from '../../modules/templates/gallery.js';
-import type { TemplateVersion, WorkingTemplate } from '../../modules/templates/templates.service.js';
+import type { TemplateVersion, WorkingTemplate } from '../../modules/templates/templates.views.js';
 import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';

@@ -1,4 +1,4 @@
-import type { WorkingTemplate } from '../../modules/templates/templates.service.js';
+import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
 import { csrfField, notice, page, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
+import { rowView } from '../../platform/row-view.js';
 import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
@@ -60,11 +61,7 @@ function overview(row: repo.AccountOverviewRow, now: Date): AccountOverview {
 
 function view(row: repo.AccountRow): AccountView {
   return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
-    monthlyLimit: row.monthly_limit,
-    createdAt: row.created_at.toISOString(),
+    ...rowView(row, ['id', 'name', 'plan', 'monthly_limit', 'created_at']),
     settings: { linkedinOrganizationId: row.linkedin_organization_id, publicDownload: row.public_download },
   };
 }

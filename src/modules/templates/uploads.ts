@@ -1,6 +1,6 @@
 import { NOT_A_FONT, type FileChecker } from '../../pdf/pdf-renderer.js';
 import { ValidationError } from '../../platform/errors.js';
-import { DESIGN_MAX_BYTES } from './templates.service.js';
+import { DESIGN_MAX_BYTES } from './template-design.js';
 
 // Files people upload into a design (the studio's images, backgrounds and fonts): the type is
 // read from the content, never from the name; the file is checked (by the very code that embeds
