@@ -3,17 +3,11 @@
  * recipient or template name can never add headers or recipients (header injection).
  */
 
-import { html, safe, when, type Html } from '../../platform/html.js';
+import { html, safe, when } from '../../platform/html.js';
 import { certificateFileName } from '../shared/certificate-links.js';
 import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 import { linkedInAddToProfileUrl } from '../shared/share-links.js';
-import {
-  direction,
-  languageOf,
-  message,
-  messageFragment,
-  type MessageKey,
-} from '../../platform/i18n/i18n.js';
+import { direction, languageOf, messagesIn } from '../../platform/i18n/i18n.js';
 
 export interface MailAddress {
   name: string;
@@ -152,7 +146,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
 
   const lang = languageOf(input.locale) ?? 'en';
   const code = sanitizeHeaderText(input.uniqueCode);
-  const t = (key: MessageKey, params?: Record<string, string>) => message(lang, key, params);
+  const { text: t, html: h } = messagesIn(lang);
   const text = [
     t('email.hello', { name: recipient }),
     '',
@@ -168,7 +162,6 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
     ...(credential ? [t('email.credential'), credential, ''] : []),
   ].join('\r\n');
 
-  const h = (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params);
   const bdi = (value: string) => html`<bdi>${value}</bdi>`;
   const linkedInLine = when(
     linkedIn,

@@ -4,14 +4,8 @@
  * and its language: the template's locale (English when it has no catalog), the date written in it.
  */
 
-import { html, type Html } from '../../platform/html.js';
-import {
-  direction,
-  languageOf,
-  message,
-  messageFragment,
-  type MessageKey,
-} from '../../platform/i18n/i18n.js';
+import { html } from '../../platform/html.js';
+import { direction, languageOf, messagesIn } from '../../platform/i18n/i18n.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import {
   checkedUrl,
@@ -37,7 +31,7 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
   const code = sanitizeHeaderText(input.uniqueCode);
   const address = parseMailAddress(input.to, 'recipient').address;
   const lang = languageOf(input.locale) ?? 'en';
-  const t = (key: MessageKey, params?: Record<string, string>) => message(lang, key, params);
+  const { text: t, html: h } = messagesIn(lang);
 
   const text = [
     t('email.hello', { name: recipient }),
@@ -52,7 +46,6 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
     '',
   ].join('\r\n');
 
-  const h = (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params);
   const bdi = (value: string) => html`<bdi>${value}</bdi>`;
   const renewLine = renew
     ? html`<a id="renewal-link" href="${renew}">${h('reminder.renewLink')}</a>`

@@ -1,8 +1,7 @@
-import { html, safe, when, type Html } from '../../platform/html.js';
-import { FAVICON_LINK } from '../../platform/http/favicon.js';
-import { direction, messageFragment, type Language, type MessageKey } from '../../platform/i18n/i18n.js';
+import { html, when, type Html } from '../../platform/html.js';
+import { messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { isUniqueCode } from '../../platform/ids.js';
-import { cspHash } from './verify-page.layout.js';
+import { cspHash, publicPage } from './verify-page.layout.js';
 
 // The service's front door (GET /) and the code box of GET /verify/: a small page for people who
 // arrive without a link, pointing to the dashboard, the API reference and a "Verify a certificate"
@@ -53,7 +52,7 @@ export const FRONT_DOOR_HEADERS: Record<string, string> = {
 
 // `root` is the relative way back to the service's root from the page's own path ('' or '../').
 function codeBox(lang: Language, root: string, code: string): Html {
-  const h = (key: MessageKey) => messageFragment(lang, key);
+  const h = messagesIn(lang).html;
   return html`<section class="card" aria-labelledby="verify-title">
 <h2 id="verify-title">${h('door.verifyHeading')}</h2>
 <p>${h('door.verifyHint')}</p>
@@ -66,27 +65,11 @@ function codeBox(lang: Language, root: string, code: string): Html {
 }
 
 function layout(lang: Language, title: Html, body: Html): string {
-  return html`<!doctype html>
-<html lang="${lang}" dir="${direction(lang)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-${safe(FAVICON_LINK)}
-<style>${safe(STYLE)}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.toString();
+  return publicPage({ lang, title, style: STYLE, noindex: false, body });
 }
 
 export function renderFrontDoor(lang: Language = 'en'): string {
-  const h = (key: MessageKey) => messageFragment(lang, key);
+  const h = messagesIn(lang).html;
   const body = html`<section class="card">
 <h1>${h('door.title')}</h1>
 <p>${h('door.intro')}</p>

@@ -1,5 +1,5 @@
 import { html, safe, type Html } from '../../platform/html.js';
-import { messageFragment, type Language, type MessageKey } from '../../platform/i18n/i18n.js';
+import { messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { expiryTime, time } from './verify-page.dates.js';
 import type { VerifyView } from './verify.page.js';
 
@@ -34,7 +34,7 @@ export function stateOf(view: VerifyView): PageState {
 }
 
 export function banner(view: VerifyView, state: PageState, lang: Language): Html {
-  const say = (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params);
+  const say = messagesIn(lang).html;
   const issuer = html`<bdi>${view.issuerName}</bdi>`;
   if (state === 'valid') {
     return html`<header class="banner valid" id="verify-state" data-state="valid">${ICON_CHECK}<div>

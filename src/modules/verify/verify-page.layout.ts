@@ -70,6 +70,40 @@ function languageSwitcher(lang: Language): Html {
   return switcher;
 }
 
+// A public page of the service (this page, the front door): one self-contained document in the
+// reader's language, its CSS inline (`style`, allowed by its hash), `top` above the body in <main>,
+// and the verification page's script when `script` is set.
+export function publicPage(page: {
+  lang: Language;
+  title: unknown;
+  style: string;
+  noindex: boolean;
+  head?: Html;
+  top?: Html;
+  body: Html;
+  script?: boolean;
+}): string {
+  return html`<!doctype html>
+<html lang="${page.lang}" dir="${direction(page.lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${when(page.noindex, () => html`<meta name="robots" content="noindex">\n`)}<meta name="referrer" content="no-referrer">
+<title>${page.title}</title>
+${safe(FAVICON_LINK)}
+${page.head ?? EMPTY}<style>${safe(page.style)}</style>
+</head>
+<body>
+<main>
+${page.top ?? EMPTY}${page.body}
+</main>
+${when(page.script, () => html`<script>${safe(VERIFY_PAGE_SCRIPT)}</script>\n`)}</body>
+</html>
+`.toString();
+}
+
+// The frame of the pages under /verify/: the share tags, and the language switcher (not on the
+// error page, which is in English only; the line stays).
 export function layout(opts: {
   lang: Language;
   title: string;
@@ -78,23 +112,14 @@ export function layout(opts: {
   meta?: PageMeta;
   switcher?: boolean;
 }): string {
-  return html`<!doctype html>
-<html lang="${opts.lang}" dir="${direction(opts.lang)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${opts.title}</title>
-${safe(FAVICON_LINK)}
-${opts.meta ? shareMeta(opts.meta) : EMPTY}<style>${safe(VERIFY_PAGE_STYLE)}</style>
-</head>
-<body>
-<main>
-${opts.switcher === false ? EMPTY : languageSwitcher(opts.lang)}
-${opts.body}
-</main>
-${when(opts.script, () => html`<script>${safe(VERIFY_PAGE_SCRIPT)}</script>\n`)}</body>
-</html>
-`.toString();
+  return publicPage({
+    lang: opts.lang,
+    title: opts.title,
+    style: VERIFY_PAGE_STYLE,
+    noindex: true,
+    head: opts.meta ? shareMeta(opts.meta) : EMPTY,
+    top: opts.switcher === false ? html`\n` : html`${languageSwitcher(opts.lang)}\n`,
+    body: opts.body,
+    script: opts.script,
+  });
 }

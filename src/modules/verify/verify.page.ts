@@ -1,5 +1,5 @@
 import { html, join, safe, when, type Html } from '../../platform/html.js';
-import { message, messageFragment, type Language, type MessageKey } from '../../platform/i18n/i18n.js';
+import { message, messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { certificateFileName } from '../shared/certificate-links.js';
 import { linkedInAddToProfileUrl } from '../shared/share-links.js';
 import { banner, ICON_QUESTION, stateOf, type PageState } from './verify-page.banner.js';
@@ -62,7 +62,7 @@ const TITLES = {
 
 // Whether the certificate carries a signed credential and a signed PDF, by whom, and where to get it.
 function signature(view: VerifyView, lang: Language): Html {
-  const say = (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params);
+  const say = messagesIn(lang).html;
   if (!view.signed || !view.credentialUrl || !view.issuerDid) return say('signature.none');
   const pdf = view.pdfSigned
     ? say('signature.pdfSigned', { file: html`<code>credential.json</code>` })
@@ -77,7 +77,7 @@ function signature(view: VerifyView, lang: Language): Html {
 // "Add to LinkedIn profile" (for a valid certificate) and "Copy link". The copy button appears
 // once the page's script runs; without it, the link box is there to copy by hand.
 function share(view: VerifyView, state: PageState, lang: Language): Html {
-  const say = (key: MessageKey) => messageFragment(lang, key);
+  const say = messagesIn(lang).html;
   const linkedInUrl = () =>
     linkedInAddToProfileUrl({
       name: view.title,
@@ -166,7 +166,7 @@ function clientMessagesOf(lang: Language): Html {
 }
 
 function details(view: VerifyView, lang: Language): Html {
-  const say = (key: MessageKey) => messageFragment(lang, key);
+  const say = messagesIn(lang).html;
   const expiry = view.expiresAt
     ? [row(say(view.expired ? 'label.expiredOn' : 'label.validUntil'), expiryTime(view, lang), 'expires-at')]
     : [];
@@ -185,7 +185,7 @@ function details(view: VerifyView, lang: Language): Html {
 
 // "Check a PDF": the drop zone the page's script runs, with what the file must hash to.
 function pdfCheck(view: VerifyView, state: PageState, lang: Language): Html {
-  const say = (key: MessageKey) => messageFragment(lang, key);
+  const say = messagesIn(lang).html;
   const revoked = state === 'revoked' || state === 'superseded';
   return html`<section class="card check" id="pdf-check" aria-labelledby="pdf-check-title" data-pdf-sha256="${view.pdfSha256}" data-credential-sha256="${view.credentialSha256 ?? ''}" data-revoked="${revoked}" data-messages="${clientMessagesOf(lang)}">
 <h2 id="pdf-check-title">${say('check.heading')}</h2>
@@ -225,7 +225,7 @@ ${pdfCheck(view, state, lang)}
 }
 
 export function renderNotFoundPage(code: string, lang: Language = 'en'): string {
-  const say = (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params);
+  const say = messagesIn(lang).html;
   const shown = html`<span class="code" id="unique-code">${code}</span>`;
   const body = html`<article class="card">
 <header class="banner unknown" id="verify-state" data-state="not-found">${ICON_QUESTION}<div>

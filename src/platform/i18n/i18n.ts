@@ -82,6 +82,14 @@ export function messageFragment(lang: Language, key: MessageKey, params?: Record
   return safe(fill(template(lang, key), filled));
 }
 
+/** The messages of one language, as text and as `html` fragments: what a page or an email says. */
+export function messagesIn(lang: Language) {
+  return {
+    text: (key: MessageKey, params?: Record<string, string>) => message(lang, key, params),
+    html: (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params),
+  };
+}
+
 function fill(text: string, params: Record<string, string>): string {
   let out = '';
   let last = 0;
