@@ -7,6 +7,7 @@ import { rowView } from '../../platform/row-view.js';
 import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
+import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface AccountView {
   id: string;
@@ -101,10 +102,10 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
   return {
     async create(input: { name: string; plan: string; monthlyLimit?: number | null }): Promise<AccountView> {
       const name = input.name.trim();
-      if (name.length < 1 || name.length > 200) {
+      if (name.length < 1 || name.length > NAME_MAX_LENGTH) {
         throw new ValidationError(
-          [{ path: ['name'], message: 'must be 1 to 200 characters' }],
-          'The account name must be 1 to 200 characters',
+          [{ path: ['name'], message: `must be 1 to ${NAME_MAX_LENGTH} characters` }],
+          `The account name must be 1 to ${NAME_MAX_LENGTH} characters`,
         );
       }
       const row = await repo.insertAccount(db, {

@@ -31,6 +31,7 @@ import {
   RevokeBody,
 } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
+import { BATCH_MAX_RECIPIENTS } from '../../platform/limits.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -49,7 +50,7 @@ export function certificatesRoutes(
       schema: {
         operationId: 'issueCertificates',
         tags: ['Certificates'],
-        summary: 'Issue one certificate (recipient) or a batch of up to 500 (recipients)',
+        summary: `Issue one certificate (recipient) or a batch of up to ${BATCH_MAX_RECIPIENTS} (recipients)`,
         description:
           'Single mode answers 201 with the certificate, or 402 when the period quota is exhausted. Batch mode always answers 201 ' +
           'with one result per recipient in input order and the counters created and failed: invalid recipients fail with ' +

@@ -1,6 +1,7 @@
 import { type Issue, ValidationError } from '../../platform/errors.js';
 import { compileBodyValidator, toIssues } from '../../platform/validation.js';
 import { Design, ImageElement, QrElement, RectElement, TextElement } from '../../pdf/design.schema.js';
+import { DESIGN_MAX_BYTES, DESIGN_MAX_TEXT, MIB } from '../../platform/limits.js';
 
 // A design as a template keeps it: checked against its schema and its limits (parseDesign), and
 // compared with another whatever the order of its keys (sameDesign).
@@ -27,10 +28,6 @@ const validateElement = new Map<string, ReturnType<typeof compileBodyValidator>>
   ['qr', compileBodyValidator(QrElement)],
   ['rect', compileBodyValidator(RectElement)],
 ]);
-
-/** Decisions section 25: a design at most 2 MiB (each distinct image or font counted once). */
-export const DESIGN_MAX_BYTES = 2 * 1024 * 1024;
-const DESIGN_MAX_TEXT = '2 MiB';
 
 // An element that matches none of the element types only gets "must match a schema in anyOf" from
 // the union: check it against the schema of its own `type` (an own key of the map, never one of
@@ -113,7 +110,7 @@ export async function parseDesign(input: unknown, check?: DesignChecker): Promis
     invalid([
       {
         path: [],
-        message: `is ${(size.counted / 1048576).toFixed(1)} MiB: a design may be at most ${DESIGN_MAX_TEXT}, its images and fonts included`,
+        message: `is ${(size.counted / MIB).toFixed(1)} MiB: a design may be at most ${DESIGN_MAX_TEXT}, its images and fonts included`,
       },
     ]);
   }
@@ -121,7 +118,7 @@ export async function parseDesign(input: unknown, check?: DesignChecker): Promis
     invalid([
       {
         path: ['elements'],
-        message: `repeat their images into ${(size.stored / 1048576).toFixed(0)} MiB: a design with its repeated images may be at most 16 MiB`,
+        message: `repeat their images into ${(size.stored / MIB).toFixed(0)} MiB: a design with its repeated images may be at most 16 MiB`,
       },
     ]);
   }

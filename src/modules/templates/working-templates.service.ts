@@ -7,11 +7,10 @@ import type { TemplateStore } from './template-store.js';
 import * as versions from './template-versions.repository.js';
 import * as repo from './templates.repository.js';
 import { versionView, workingView, type TemplateVersion, type WorkingTemplate } from './templates.views.js';
+import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 // The dashboard's side of templates: drafts (unseen by the API until published), every saved
 // version, publishing one, restoring and duplicating. Part of the templates service.
-
-const NAME_MAX = 200;
 
 export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, store: TemplateStore) {
   const { db } = deps;
@@ -116,7 +115,7 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
     async duplicate(accountId: string, id: string): Promise<WorkingTemplate> {
       const source = await this.working(accountId, id);
       const name = `Copy of ${source.design.name}`;
-      const design = { ...source.design, name: [...name].slice(0, NAME_MAX).join('') };
+      const design = { ...source.design, name: [...name].slice(0, NAME_MAX_LENGTH).join('') };
       return workingView(
         await store.insert(
           accountId,

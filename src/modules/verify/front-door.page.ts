@@ -2,6 +2,7 @@ import { html, when, type Html } from '../../platform/html.js';
 import { messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { isUniqueCode } from '../../platform/ids.js';
 import { cspHash, publicPage } from './verify-page.layout.js';
+import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 
 // The service's front door (GET /) and the code box of GET /verify/: a small page for people who
 // arrive without a link, pointing to the dashboard, the API reference and a "Verify a certificate"
@@ -58,7 +59,7 @@ function codeBox(lang: Language, root: string, code: string): Html {
 <p>${h('door.verifyHint')}</p>
 <form id="verify-form" method="get" action="${root}verify/">
 <label for="verify-code">${h('door.codeLabel')}</label>
-<input id="verify-code" name="code" value="${code}" required maxlength="300" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H" dir="ltr">
+<input id="verify-code" name="code" value="${code}" required maxlength="${CODE_INPUT_MAX_LENGTH}" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H" dir="ltr">
 <button type="submit">${h('door.verifyButton')}</button>
 </form>
 </section>`;

@@ -19,6 +19,7 @@ import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './ver
 import type { VerifyService } from './verify.service.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
 import { certificateFileName } from '../shared/certificate-links.js';
+import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },
@@ -305,7 +306,7 @@ function codeBoxRoute(api: Api) {
     },
     async (request, reply) => {
       const typed = (request.query as Record<string, unknown>).code;
-      const input = typeof typed === 'string' ? typed.slice(0, 300) : '';
+      const input = typeof typed === 'string' ? typed.slice(0, CODE_INPUT_MAX_LENGTH) : '';
       const code = input.trim() ? codeFromInput(input) : undefined;
       if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
       const lang = pageLanguage(request);
