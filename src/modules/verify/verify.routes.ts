@@ -33,6 +33,13 @@ const page = (heading: string) =>
     `<!doctype html><html lang="en"><head><title>${heading}</title></head><body><h1>${heading}</h1>…</body></html>`,
   );
 
+// A file answered as it is (the PDF, the preview PNG, a font), with a word on its bytes, under the
+// verify limit's headers.
+function fileAnswer(mediaType: string, bytes: string, description: string) {
+  const body = Type.String({ contentEncoding: 'binary', contentMediaType: mediaType });
+  return nonJson(mediaType, example(body, bytes), description, rateHeaders);
+}
+
 // The page's language: ?lang=xx (the switcher's links), else the reader's Accept-Language, else
 // English.
 function pageLanguage(request: FastifyRequest): Language {
@@ -186,14 +193,10 @@ function pagePdfRoute(api: Api, verify: VerifyService) {
         security: [],
         params: CodeParams,
         response: {
-          200: nonJson(
+          200: fileAnswer(
             'application/pdf',
-            example(
-              Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
-              '%PDF-1.7 … (the frozen PDF)',
-            ),
+            '%PDF-1.7 … (the frozen PDF)',
             'The frozen PDF, as an attachment',
-            rateHeaders,
           ),
           404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
         },
@@ -228,14 +231,10 @@ function previewImageRoute(api: Api, verify: VerifyService) {
         security: [],
         params: CodeParams,
         response: {
-          200: nonJson(
+          200: fileAnswer(
             'image/png',
-            example(
-              Type.String({ contentEncoding: 'binary', contentMediaType: 'image/png' }),
-              '(the bytes of the PNG)',
-            ),
+            '(the bytes of the PNG)',
             "The certificate's first page, 1200 pixels on its longer side",
-            rateHeaders,
           ),
           404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no preview image'),
         },
@@ -336,14 +335,10 @@ function pageFontRoute(app: FastifyInstance) {
           { additionalProperties: false },
         ),
         response: {
-          200: nonJson(
+          200: fileAnswer(
             'font/ttf',
-            example(
-              Type.String({ contentEncoding: 'binary', contentMediaType: 'font/ttf' }),
-              '(the bytes of the TrueType font file)',
-            ),
+            '(the bytes of the TrueType font file)',
             'The font file, cacheable for a year',
-            rateHeaders,
           ),
           ...errorResponses(404, 429),
         },
