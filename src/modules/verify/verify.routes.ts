@@ -33,6 +33,21 @@ const page = (heading: string) =>
     `<!doctype html><html lang="en"><head><title>${heading}</title></head><body><h1>${heading}</h1>…</body></html>`,
   );
 
+// The options of a route of the verification page: under the per-IP verify limit, a code in the
+// path, and hidden from the API description (/api/v1 only: a client generated from it would treat
+// a page as a JSON operation); its schema documents it here.
+function pageRoute<Response>(schema: {
+  operationId: string;
+  summary: string;
+  description?: string;
+  response: Response;
+}) {
+  return {
+    config: { access: { kind: 'verify' as const } },
+    schema: { hide: true, tags: ['Verification'], security: [], params: CodeParams, ...schema },
+  };
+}
+
 // A file answered as it is (the PDF, the preview PNG, a font), with a word on its bytes, under the
 // verify limit's headers.
 function fileAnswer(mediaType: string, bytes: string, description: string) {
@@ -115,46 +130,39 @@ function verificationApiRoute(api: Api, verify: VerifyService) {
 function verificationPageRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        operationId: 'verifyCertificatePage',
-        tags: ['Verification'],
-        summary: 'Public verification page (HTML)',
-        description:
-          "The page the certificate's link and QR code open: says plainly whether it is valid or revoked, shows the " +
-          'recipient, what was earned, the issuer and the date, and checks a PDF in hand against pdfSha256. Shares the ' +
-          'per-IP verify limit. Every answer, refusals included, is an HTML page.',
-        security: [],
-        params: CodeParams,
-        response: {
-          200: nonJson('text/html', page('Valid certificate'), 'HTML page: valid or revoked', rateHeaders),
-          404: nonJson(
-            'text/html',
-            page('No certificate with this code'),
-            'HTML page: no certificate with this code',
-            rateHeaders,
-          ),
-          429: nonJson(
-            'text/html',
-            page('Too many verifications'),
-            'HTML page: too many verifications from this address',
-            {
-              ...rateHeaders,
-              'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
-            },
-          ),
-          500: nonJson('text/html', page('Something went wrong'), 'HTML page: server fault; safe to retry'),
-          503: nonJson(
-            'text/html',
-            page('Temporarily unavailable'),
-            'HTML page: the database or the rate-limit store is not answering, or this server is shutting down',
-            { 'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }) },
-          ),
-        },
+    pageRoute({
+      operationId: 'verifyCertificatePage',
+      summary: 'Public verification page (HTML)',
+      description:
+        "The page the certificate's link and QR code open: says plainly whether it is valid or revoked, shows the " +
+        'recipient, what was earned, the issuer and the date, and checks a PDF in hand against pdfSha256. Shares the ' +
+        'per-IP verify limit. Every answer, refusals included, is an HTML page.',
+      response: {
+        200: nonJson('text/html', page('Valid certificate'), 'HTML page: valid or revoked', rateHeaders),
+        404: nonJson(
+          'text/html',
+          page('No certificate with this code'),
+          'HTML page: no certificate with this code',
+          rateHeaders,
+        ),
+        429: nonJson(
+          'text/html',
+          page('Too many verifications'),
+          'HTML page: too many verifications from this address',
+          {
+            ...rateHeaders,
+            'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
+          },
+        ),
+        500: nonJson('text/html', page('Something went wrong'), 'HTML page: server fault; safe to retry'),
+        503: nonJson(
+          'text/html',
+          page('Temporarily unavailable'),
+          'HTML page: the database or the rate-limit store is not answering, or this server is shutting down',
+          { 'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }) },
+        ),
       },
-    },
+    }),
     async (request, reply) => {
       const { code } = request.params;
       const lang = pageLanguage(request);
@@ -183,25 +191,14 @@ function verificationPageRoute(api: Api, verify: VerifyService) {
 function pagePdfRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code/pdf',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        operationId: 'verificationPagePdf',
-        tags: ['Verification'],
-        summary: "The certificate's frozen PDF, from its verification page",
-        security: [],
-        params: CodeParams,
-        response: {
-          200: fileAnswer(
-            'application/pdf',
-            '%PDF-1.7 … (the frozen PDF)',
-            'The frozen PDF, as an attachment',
-          ),
-          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
-        },
+    pageRoute({
+      operationId: 'verificationPagePdf',
+      summary: "The certificate's frozen PDF, from its verification page",
+      response: {
+        200: fileAnswer('application/pdf', '%PDF-1.7 … (the frozen PDF)', 'The frozen PDF, as an attachment'),
+        404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
       },
-    },
+    }),
     async (request, reply) => {
       const pdf = await verify.publicPdf(request.params.code, { count: request.method === 'GET' });
       return reply
@@ -221,25 +218,18 @@ function pagePdfRoute(api: Api, verify: VerifyService) {
 function previewImageRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code/preview.png',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        operationId: 'verificationPagePreviewImage',
-        tags: ['Verification'],
-        summary: "The link preview image of a verification page: the certificate's first page (PNG)",
-        security: [],
-        params: CodeParams,
-        response: {
-          200: fileAnswer(
-            'image/png',
-            '(the bytes of the PNG)',
-            "The certificate's first page, 1200 pixels on its longer side",
-          ),
-          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no preview image'),
-        },
+    pageRoute({
+      operationId: 'verificationPagePreviewImage',
+      summary: "The link preview image of a verification page: the certificate's first page (PNG)",
+      response: {
+        200: fileAnswer(
+          'image/png',
+          '(the bytes of the PNG)',
+          "The certificate's first page, 1200 pixels on its longer side",
+        ),
+        404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no preview image'),
       },
-    },
+    }),
     async (request, reply) => {
       let preview: { png: Buffer; sha256: string };
       try {
