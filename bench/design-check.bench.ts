@@ -73,7 +73,7 @@ async function main() {
 
   const { designIssues } = await import('../src/pdf/design-issues.js');
   const { createFileChecker } = await import('../src/pdf/file-checker.js');
-  const { parseDesign } = await import('../src/modules/templates/templates.service.js');
+  const { parseDesign } = await import('../src/modules/templates/template-design.js');
   type Design = Parameters<typeof designIssues>[0];
   const oldModule = (file: string) => import(pathToFileURL(path.join(old!, 'dist/src', file)).href);
   const oldIssues = old

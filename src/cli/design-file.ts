@@ -1,11 +1,11 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from './output.js';
+import { BODY_LIMIT, DESIGN_MAX_BYTES, MIB } from '../platform/limits.js';
 
 // Files named on the command line are bounded before they are read (decisions section 25): a design
 // at most 2 MiB, an image or font it names at most the studio's upload limit.
-const DESIGN_MAX_BYTES = 2 * 1024 * 1024;
-const FILE_MAX_BYTES = 2 * 1024 * 1024;
+const FILE_MAX_BYTES = BODY_LIMIT;
 
 /** The file's bytes, refused with a CliError when it is larger than `max`, before reading it. */
 export async function readBounded(file: string, max: number, what: string): Promise<Buffer> {
@@ -14,7 +14,7 @@ export async function readBounded(file: string, max: number, what: string): Prom
     const { size } = await handle.stat();
     if (size > max) {
       throw new CliError(
-        `${file} is ${(size / 1048576).toFixed(1)} MiB: ${what} may be at most ${max / 1048576} MiB`,
+        `${file} is ${(size / MIB).toFixed(1)} MiB: ${what} may be at most ${max / MIB} MiB`,
       );
     }
     // Read at most max + 1 bytes: a file that grows meanwhile (or a device) is still bounded.
@@ -24,8 +24,7 @@ export async function readBounded(file: string, max: number, what: string): Prom
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > max)
-        throw new CliError(`${file} is larger than ${max / 1048576} MiB, the limit for ${what}`);
+      if (length > max) throw new CliError(`${file} is larger than ${max / MIB} MiB, the limit for ${what}`);
     }
     return buffer.subarray(0, length);
   } finally {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { ValidationError } from '../platform/errors.js';
 import { createFileChecker, createPdfRenderer, sampleValues } from '../pdf/pdf-renderer.js';
-import { parseDesign } from '../modules/templates/templates.service.js';
+import { parseDesign } from '../modules/templates/template-design.js';
 import { readDesignFile } from './design-file.js';
 import { CliError } from './output.js';
 

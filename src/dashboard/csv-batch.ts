@@ -2,9 +2,10 @@ import { stringify } from 'csv-stringify/sync';
 import type { Issue } from '../platform/errors.js';
 import type { BatchOutcome } from '../modules/certificates/issue.service.js';
 import { issueText, spreadsheetCell, type CsvRow } from '../modules/imports/recipients-csv.js';
+import { BATCH_MAX_RECIPIENTS } from '../platform/limits.js';
 
 // The results of a dashboard upload issued at once (at most MAX_ROWS rows; larger files are imports).
-export const MAX_ROWS = 500;
+export const MAX_ROWS = BATCH_MAX_RECIPIENTS;
 
 export interface RowResult {
   line: number;

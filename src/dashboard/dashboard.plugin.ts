@@ -6,7 +6,7 @@ import session from '@fastify/session';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, STATUS_BY_CODE } from '../platform/errors.js';
 import { MAX_IMPORT_BYTES } from '../modules/imports/imports.service.js';
-import { BODY_LIMIT } from '../platform/http/body.js';
+import { BODY_LIMIT } from '../platform/limits.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';

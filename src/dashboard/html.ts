@@ -1,42 +1,11 @@
-import * as tag from 'escape-html-template-tag';
-import { formatDateUtc } from '../modules/verify/verify.page.js';
+import { formatDateUtc } from '../modules/verify/verify-page.dates.js';
 import { FAVICON_LINK } from '../platform/http/favicon.js';
+import { EMPTY, html, safe, type Html } from '../platform/html.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 
-// Every page is built with the `html` tag: each interpolated value is escaped unless it is itself
-// an `html` fragment. Values people typed (names, template names, reasons) are shown in `typed()`,
+// The dashboard's page frame and its own small helpers, built with the `html` tag of
+// platform/html.ts. Values people typed (names, template names, reasons) are shown in `typed()`,
 // which isolates them in their own direction (dir="auto"), so a right-to-left name reads right.
-
-// The package's typings describe a CommonJS default export; Node loads its ES module build.
-export const html = tag.default as unknown as (
-  parts: TemplateStringsArray,
-  ...subs: unknown[]
-) => tag.HtmlSafeString;
-export const safe = tag.safe;
-export type Html = tag.HtmlSafeString;
-
-export const EMPTY: Html = html``;
-
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/**
- * A long text (a design's JSON with its images, up to 2 MiB) escaped in one pass for an element's
- * content: the tag's own escaper also replaces every / and = of base64, one call each, and held
- * the event loop for about 170 ms on a 2 MiB design (6 ms this way).
- */
-export function longText(value: string): Html {
-  return safe(value.replace(/[&<>"']/g, (c) => ENTITIES[c]!));
-}
-
-export function when(condition: unknown, fragment: () => Html): Html {
-  return condition ? fragment() : EMPTY;
-}
 
 export function typed(value: string | null | undefined, tag: 'span' | 'bdi' = 'bdi'): Html {
   return tag === 'bdi' ? html`<bdi>${value ?? ''}</bdi>` : html`<span dir="auto">${value ?? ''}</span>`;

@@ -1,4 +1,4 @@
-import { BODY_LIMIT, BODY_LIMIT_TEXT } from '../platform/http/body.js';
+import { BODY_LIMIT, BODY_LIMIT_TEXT } from '../platform/limits.js';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { galleryDesign, galleryDesigns } from '../modules/templates/gallery.js';

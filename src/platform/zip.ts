@@ -22,6 +22,23 @@ function dosTime(date: Date): { time: number; date: number } {
 }
 
 /** The ZIP file of `entries`, as chunks to stream (Readable.from). */
+// The fields a local header and its central directory header share, from `at` on: UTF-8 names,
+// stored (no compression), the time, the CRC, both sizes (the same: stored) and the name's length.
+function writeEntryFields(
+  buffer: Buffer,
+  at: number,
+  entry: { time: number; date: number; crc: number; size: number; nameLength: number },
+): void {
+  buffer.writeUInt16LE(0x0800, at); // UTF-8 names
+  buffer.writeUInt16LE(0, at + 2); // stored
+  buffer.writeUInt16LE(entry.time, at + 4);
+  buffer.writeUInt16LE(entry.date, at + 6);
+  buffer.writeUInt32LE(entry.crc, at + 8);
+  buffer.writeUInt32LE(entry.size, at + 12);
+  buffer.writeUInt32LE(entry.size, at + 16);
+  buffer.writeUInt16LE(entry.nameLength, at + 20);
+}
+
 export async function* zipStream(entries: AsyncIterable<ZipEntry>): AsyncGenerator<Buffer> {
   const central: Buffer[] = [];
   let offset = 0;
@@ -34,14 +51,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry>): AsyncGenerat
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(0, 8); // stored
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(size, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 6, { time, date, crc, size, nameLength: name.length });
     local.writeUInt16LE(0, 28);
     yield Buffer.concat([local, name]);
     yield entry.data;
@@ -51,14 +61,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry>): AsyncGenerat
     header.writeUInt32LE(0x02014b50, 0);
     header.writeUInt16LE((3 << 8) | (far ? 45 : 20), 4); // made by: Unix, spec version
     header.writeUInt16LE(far ? 45 : 20, 6);
-    header.writeUInt16LE(0x0800, 8);
-    header.writeUInt16LE(0, 10);
-    header.writeUInt16LE(time, 12);
-    header.writeUInt16LE(date, 14);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(size, 20);
-    header.writeUInt32LE(size, 24);
-    header.writeUInt16LE(name.length, 28);
+    writeEntryFields(header, 8, { time, date, crc, size, nameLength: name.length });
     header.writeUInt16LE(far ? 12 : 0, 30); // extra: the ZIP64 offset
     header.writeUInt32LE((0o100644 << 16) >>> 0, 38); // a regular file, rw-r--r--
     header.writeUInt32LE(far ? MAX32 : offset, 42);

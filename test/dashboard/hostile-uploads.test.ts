@@ -334,7 +334,7 @@ describe('hostile files through the dashboard, the preview, Save and the CLI', (
         height: 10,
       })),
     };
-    const { parseDesign } = await import('../../src/modules/templates/templates.service.js');
+    const { parseDesign } = await import('../../src/modules/templates/template-design.js');
     assert.ok(src.length * 6 > 2 * 1024 * 1024, `${src.length}`);
     await parseDesign(many); // six uses of one image: counted once
     const tooBig: Design = {

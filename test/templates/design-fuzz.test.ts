@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseDesign } from '../../src/modules/templates/templates.service.js';
+import { parseDesign } from '../../src/modules/templates/template-design.js';
 import { createFileChecker } from '../../src/pdf/file-checker.js';
 import { ValidationError } from '../../src/platform/errors.js';
 import { loadDesign } from '../pdf/pdf-helpers.js';

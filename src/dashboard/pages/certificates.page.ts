@@ -2,8 +2,10 @@ import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
 import type { PdfCertificateView } from '../../modules/proof/signing-keys.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
-import { csrfField, dateTime, html, notice, page, typed, type Flash, type Html } from '../html.js';
+import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
+import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { REASON_MAX_LENGTH } from '../../platform/limits.js';
 
 export const PER_PAGE = 25;
 
@@ -238,11 +240,11 @@ export function certificatePage(opts: {
         <label for="reason"
           >Reason
           <span class="hint"
-            >Optional, at most 500 characters. <strong>Public:</strong> the verification page shows it to
-            anyone with the code.</span
+            >Optional, at most ${REASON_MAX_LENGTH} characters. <strong>Public:</strong> the verification page
+            shows it to anyone with the code.</span
           ></label
         >
-        <textarea id="reason" name="reason" maxlength="500" dir="auto"></textarea>
+        <textarea id="reason" name="reason" maxlength="${REASON_MAX_LENGTH}" dir="auto"></textarea>
         <label class="check"
           ><input type="checkbox" name="confirm" value="yes" required /> I understand that revocation is
           permanent.</label

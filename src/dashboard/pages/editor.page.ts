@@ -1,8 +1,9 @@
 import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues } from '../../pdf/pdf-renderer.js';
-import type { WorkingTemplate } from '../../modules/templates/templates.service.js';
+import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
 import { PDFJS_FILES, STUDIO_JS } from '../studio-assets.js';
-import { csrfField, html, longText, notice, page, safe, typed, type Flash } from '../html.js';
+import { csrfField, notice, page, typed, type Flash } from '../html.js';
+import { html, longText, safe } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { statusBadge } from './templates.page.js';
 

@@ -1,6 +1,7 @@
 import type { PdfCertificateView, SigningKeyView } from '../../modules/proof/signing-keys.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
-import { date, html, notice, page, type Flash } from '../html.js';
+import { date, notice, page, type Flash } from '../html.js';
+import { html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 function number(n: number | null): string {

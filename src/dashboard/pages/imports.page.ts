@@ -1,5 +1,6 @@
 import type { ImportView } from '../../modules/imports/imports.service.js';
-import { csrfField, dateTime, html, notice, page, type Flash, type Html } from '../html.js';
+import { csrfField, dateTime, notice, page, type Flash } from '../html.js';
+import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 // Large imports (docs/dashboard.md, Imports): the account's imports, and one import's live progress.

@@ -1,6 +1,7 @@
 import type { TemplateView } from '../../modules/templates/templates.schemas.js';
 import { MAX_ROWS, type RowResult } from '../csv-batch.js';
-import { csrfField, html, notice, page, typed, type Flash, type Html } from '../html.js';
+import { csrfField, notice, page, typed, type Flash } from '../html.js';
+import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 type User = ReturnType<typeof userFrame>;

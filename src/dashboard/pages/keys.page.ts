@@ -1,6 +1,7 @@
 import type { ApiKeyView } from '../../modules/api-keys/api-keys.service.js';
 import { SCOPES } from '../../modules/shared/key-format.js';
-import { csrfField, dateTime, html, notice, page, typed, when, type Flash } from '../html.js';
+import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
+import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 const SCOPE_HELP: Record<string, string> = {

@@ -1,5 +1,6 @@
 import type { AccountSettings } from '../../modules/accounts/accounts.service.js';
-import { csrfField, html, notice, page, safe, type Flash } from '../html.js';
+import { csrfField, notice, page, type Flash } from '../html.js';
+import { html, safe } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 // Settings > Sharing: what the public verification page and the certificate email offer.

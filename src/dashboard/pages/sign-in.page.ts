@@ -1,4 +1,5 @@
-import { csrfField, html, notice, page, when, type Flash } from '../html.js';
+import { csrfField, notice, page, type Flash } from '../html.js';
+import { html, when } from '../../platform/html.js';
 
 export function signInPage(opts: { csrf: string; email?: string; error?: string; flash?: Flash }): string {
   return page({

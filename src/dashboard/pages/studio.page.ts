@@ -1,6 +1,7 @@
 import type { GalleryDesign } from '../../modules/templates/gallery.js';
-import type { TemplateVersion, WorkingTemplate } from '../../modules/templates/templates.service.js';
-import { csrfField, dateTime, html, notice, page, typed, when, type Flash } from '../html.js';
+import type { TemplateVersion, WorkingTemplate } from '../../modules/templates/templates.views.js';
+import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
+import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { statusBadge } from './templates.page.js';
 

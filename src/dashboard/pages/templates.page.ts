@@ -1,5 +1,6 @@
-import type { WorkingTemplate } from '../../modules/templates/templates.service.js';
-import { csrfField, html, notice, page, typed, when, type Flash } from '../html.js';
+import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
+import { csrfField, notice, page, typed, type Flash } from '../html.js';
+import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
 type User = ReturnType<typeof userFrame>;

@@ -82,6 +82,18 @@ export interface EntitlementRow {
   contract_email_delivery: boolean | null;
 }
 
+// What entitlement reads (EntitlementRow) of an account `a`: its plan `p` and the partner contract
+// `c` in force at $2, if any. Key authentication reads it too (api-keys.repository).
+export const ENTITLEMENT_COLUMNS = `a.plan, p.api_access, p.email_delivery AS plan_email_delivery,
+            COALESCE(a.monthly_limit, p.monthly_limit) AS monthly_limit,
+            c.id AS contract_id, c.email_delivery AS contract_email_delivery`;
+export const ENTITLEMENT_JOINS = `JOIN plans p ON p.name = a.plan
+       LEFT JOIN LATERAL (
+         SELECT id, email_delivery FROM contracts
+          WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
+          ORDER BY starts_at DESC LIMIT 1
+       ) c ON true`;
+
 // What the account may do right now: its plan and its active partner contract, if any (the same
 // rules as key authentication, for callers without a key: the dashboard).
 export async function findEntitlement(
@@ -90,16 +102,9 @@ export async function findEntitlement(
   now: Date,
 ): Promise<EntitlementRow | undefined> {
   const { rows } = await db.query<EntitlementRow>(
-    `SELECT a.plan, p.api_access, p.email_delivery AS plan_email_delivery,
-            COALESCE(a.monthly_limit, p.monthly_limit) AS monthly_limit,
-            c.id AS contract_id, c.email_delivery AS contract_email_delivery
+    `SELECT ${ENTITLEMENT_COLUMNS}
        FROM accounts a
-       JOIN plans p ON p.name = a.plan
-       LEFT JOIN LATERAL (
-         SELECT id, email_delivery FROM contracts
-          WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
-          ORDER BY starts_at DESC LIMIT 1
-       ) c ON true
+       ${ENTITLEMENT_JOINS}
       WHERE a.id = $1`,
     [accountId, now],
   );

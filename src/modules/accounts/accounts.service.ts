@@ -3,9 +3,11 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
+import { rowView } from '../../platform/row-view.js';
 import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
+import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface AccountView {
   id: string;
@@ -60,11 +62,7 @@ function overview(row: repo.AccountOverviewRow, now: Date): AccountOverview {
 
 function view(row: repo.AccountRow): AccountView {
   return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
-    monthlyLimit: row.monthly_limit,
-    createdAt: row.created_at.toISOString(),
+    ...rowView(row, ['id', 'name', 'plan', 'monthly_limit', 'created_at']),
     settings: { linkedinOrganizationId: row.linkedin_organization_id, publicDownload: row.public_download },
   };
 }
@@ -104,10 +102,10 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
   return {
     async create(input: { name: string; plan: string; monthlyLimit?: number | null }): Promise<AccountView> {
       const name = input.name.trim();
-      if (name.length < 1 || name.length > 200) {
+      if (name.length < 1 || name.length > NAME_MAX_LENGTH) {
         throw new ValidationError(
-          [{ path: ['name'], message: 'must be 1 to 200 characters' }],
-          'The account name must be 1 to 200 characters',
+          [{ path: ['name'], message: `must be 1 to ${NAME_MAX_LENGTH} characters` }],
+          `The account name must be 1 to ${NAME_MAX_LENGTH} characters`,
         );
       }
       const row = await repo.insertAccount(db, {

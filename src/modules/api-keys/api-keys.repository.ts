@@ -1,5 +1,10 @@
 import type { Pool } from 'pg';
 import type { Queryable } from '../../platform/db/db.js';
+import {
+  ENTITLEMENT_COLUMNS,
+  ENTITLEMENT_JOINS,
+  type EntitlementRow,
+} from '../accounts/accounts.repository.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -12,16 +17,11 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-export interface PrincipalRow {
+// A key's own columns and its account's entitlement, as key authentication reads them.
+export interface PrincipalRow extends EntitlementRow {
   key_id: string;
   account_id: string;
   scopes: string[];
-  plan: string;
-  api_access: boolean;
-  plan_email_delivery: boolean;
-  monthly_limit: number;
-  contract_id: string | null;
-  contract_email_delivery: boolean | null;
 }
 
 const COLUMNS = 'id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at';
@@ -82,18 +82,10 @@ export async function authenticateKey(
        UPDATE api_keys SET last_used_at = $2 FROM async_commit WHERE key_hash = $1 AND revoked_at IS NULL
        RETURNING id, account_id, scopes
      )
-     SELECT k.id AS key_id, k.account_id, k.scopes, a.plan, p.api_access,
-            p.email_delivery AS plan_email_delivery,
-            COALESCE(a.monthly_limit, p.monthly_limit) AS monthly_limit,
-            c.id AS contract_id, c.email_delivery AS contract_email_delivery
+     SELECT k.id AS key_id, k.account_id, k.scopes, ${ENTITLEMENT_COLUMNS}
        FROM k
        JOIN accounts a ON a.id = k.account_id
-       JOIN plans p ON p.name = a.plan
-       LEFT JOIN LATERAL (
-         SELECT id, email_delivery FROM contracts
-          WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
-          ORDER BY starts_at DESC LIMIT 1
-       ) c ON true`,
+       ${ENTITLEMENT_JOINS}`,
     values: [hash, now],
   });
   return rows[0];

@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
+import { rowView } from '../../platform/row-view.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as repo from './api-keys.repository.js';
@@ -26,16 +27,16 @@ export interface ApiKeyView {
 }
 
 function view(row: repo.ApiKeyRow): ApiKeyView {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    prefix: row.prefix,
-    scopes: row.scopes,
-    createdAt: row.created_at.toISOString(),
-    lastUsedAt: row.last_used_at?.toISOString() ?? null,
-    revokedAt: row.revoked_at?.toISOString() ?? null,
-  };
+  return rowView(row, [
+    'id',
+    'account_id',
+    'name',
+    'prefix',
+    'scopes',
+    'created_at',
+    'last_used_at',
+    'revoked_at',
+  ]);
 }
 
 // No list at all gives every scope; a list must name at least one scope and only known ones

@@ -31,6 +31,7 @@ import {
 } from './certificates.schemas.js';
 import type { IssueService } from './issue.service.js';
 import { certificateAction } from './certificate-action.js';
+import { BATCH_MAX_RECIPIENTS } from '../../platform/limits.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -54,7 +55,7 @@ function issueRoute(api: TypedApi, issue: IssueService, db: Db) {
       schema: {
         operationId: 'issueCertificates',
         tags: ['Certificates'],
-        summary: 'Issue one certificate (recipient) or a batch of up to 500 (recipients)',
+        summary: `Issue one certificate (recipient) or a batch of up to ${BATCH_MAX_RECIPIENTS} (recipients)`,
         description:
           'Single mode answers 201 with the certificate, or 402 when the period quota is exhausted. Batch mode always answers 201 ' +
           'with one result per recipient in input order and the counters created and failed: invalid recipients fail with ' +

@@ -2,14 +2,24 @@ import { Type, type Static } from 'typebox';
 import { DATA_KEY_PATTERN, UUID_PATTERN } from '../../platform/ids.js';
 import { EXAMPLE, PageQuery, Timestamp } from '../../platform/http/schemas.js';
 import { SERVICE_VALIDATED_ITEMS } from '../../platform/ajv.js';
+import {
+  BATCH_MAX_RECIPIENTS,
+  DATA_VALUE_MAX_LENGTH,
+  EMAIL_MAX_LENGTH,
+  REASON_MAX_LENGTH,
+} from '../../platform/limits.js';
 
 export const RecipientData = Type.Object(
   {},
   {
-    description: `Flat key/value data filled into the template: at most 50 keys matching ${DATA_KEY_PATTERN}; values are strings (<= 1,000 chars), numbers or booleans. Keys the design does not use are kept.`,
+    description: `Flat key/value data filled into the template: at most 50 keys matching ${DATA_KEY_PATTERN}; values are strings (<= ${DATA_VALUE_MAX_LENGTH.toLocaleString('en-US')} chars), numbers or booleans. Keys the design does not use are kept.`,
     maxProperties: 50,
     patternProperties: {
-      [DATA_KEY_PATTERN]: Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]),
+      [DATA_KEY_PATTERN]: Type.Union([
+        Type.String({ maxLength: DATA_VALUE_MAX_LENGTH }),
+        Type.Number(),
+        Type.Boolean(),
+      ]),
     },
     additionalProperties: false,
   },
@@ -27,7 +37,7 @@ export const Recipient = Type.Object(
         'bundled font has (e.g. emoji), a control character or a bidi override or isolate (U+202A-U+202E, ' +
         'U+2066-U+2069) is refused with 422 naming it at this path; in a batch only that recipient fails.',
     }),
-    email: Type.String({ format: 'email', maxLength: 254 }),
+    email: Type.String({ format: 'email', maxLength: EMAIL_MAX_LENGTH }),
     data: Type.Optional(RecipientData),
     expiresAt: Type.Optional(
       Type.String({
@@ -47,10 +57,9 @@ export const IssueBody = Type.Object(
     recipients: Type.Optional(
       Type.Array(Recipient, {
         minItems: 1,
-        maxItems: 500,
+        maxItems: BATCH_MAX_RECIPIENTS,
         [SERVICE_VALIDATED_ITEMS]: true,
-        description:
-          'Batch mode, 1 to 500 recipients. Each recipient is validated on its own: an invalid one becomes a failed result item, it does not fail the request.',
+        description: `Batch mode, 1 to ${BATCH_MAX_RECIPIENTS} recipients. Each recipient is validated on its own: an invalid one becomes a failed result item, it does not fail the request.`,
       }),
     ),
   },
@@ -159,7 +168,7 @@ export const ListQuery = Type.Object({
   recipientEmail: Type.Optional(
     Type.String({
       minLength: 1,
-      maxLength: 254,
+      maxLength: EMAIL_MAX_LENGTH,
       description: 'Only certificates issued to this email address (exact match, case-insensitive)',
     }),
   ),
@@ -196,7 +205,7 @@ export const RevokeBody = Type.Object(
     reason: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 500,
+        maxLength: REASON_MAX_LENGTH,
         description: 'Public: verification shows it to anyone holding the code',
       }),
     ),

@@ -3,6 +3,7 @@ import { plainTextProblem } from '../../platform/text.js';
 import { compileBodyValidator, toIssues, unstorableValueIssues } from '../../platform/validation.js';
 import type { TemplateField } from '../../pdf/design.schema.js';
 import { Recipient } from './certificates.schemas.js';
+import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface ValidRecipient {
   name: string;
@@ -39,7 +40,7 @@ export function checkRecipient(
   };
   const issues: Issue[] = [];
   const name = raw.name.trim();
-  const nameProblem = plainTextProblem(name, 200);
+  const nameProblem = plainTextProblem(name, NAME_MAX_LENGTH);
   if (nameProblem) issues.push({ path: [...prefix, 'name'], message: nameProblem });
   const data = raw.data ?? {};
   for (const field of fields) {

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
+import { rowView } from '../../platform/row-view.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import * as repo from './contracts.repository.js';
 
@@ -15,15 +16,7 @@ export interface ContractView {
 }
 
 function view(row: repo.ContractRow): ContractView {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    status: row.status,
-    startsAt: row.starts_at.toISOString(),
-    endsAt: row.ends_at?.toISOString() ?? null,
-    emailDelivery: row.email_delivery,
-    createdAt: row.created_at.toISOString(),
-  };
+  return rowView(row, ['id', 'account_id', 'status', 'starts_at', 'ends_at', 'email_delivery', 'created_at']);
 }
 
 // A partner contract grants API access while active: status active and now within [startsAt, endsAt).

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Db } from '../../platform/db/db.js';
-import { verificationUrl } from '../shared/certificate-links.js';
 import * as repo from './emails.repository.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { buildCertificateMessage, sendMessageId } from './mail-message.js';
-import { buildReminderMessage } from './reminder-message.js';
+import { messageForJob } from './job-message.js';
+import type { MailMessage } from './mail-message.js';
 import { classifySendError, type MailTransport } from './mail-transport.js';
 import { BASE_DELAY_MS, MAX_ATTEMPTS, nextAttemptDelayMs } from './retry-policy.js';
 
@@ -38,6 +37,8 @@ export interface EmailWorker {
 
 // After the grace, cut connections make their sends fail within moments; this bounds the wait for it.
 const ABANDON_WAIT_MS = 1_000;
+// Reminders queued per transaction.
+const REMINDER_BATCH = 500;
 const INTERRUPTED = 'interrupted: the worker stopped during delivery; it will be sent again';
 
 /** Resolves true when `p` settles within `ms`, false otherwise. */
@@ -48,6 +49,88 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
     return await Promise.race([p.then(() => true), timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+// The options with their defaults.
+function settingsOf(options: EmailWorkerOptions = {}) {
+  return {
+    batchSize: options.batchSize ?? 50,
+    concurrency: options.concurrency ?? 10,
+    leaseMs: options.leaseMs ?? 60_000,
+    pollMs: options.pollMs ?? 1_000,
+    retryScale: (options.retryBaseMs ?? BASE_DELAY_MS) / BASE_DELAY_MS,
+    stopGraceMs: options.stopGraceMs ?? 10_000,
+    reminderIntervalMs: options.reminderIntervalMs ?? 60_000,
+  };
+}
+
+// A connection that LISTENs for new sends (enqueueSend's NOTIFY); none when it cannot: the worker
+// then polls only.
+async function listenForSends(db: Db, logger: Logger, onNotification: () => void) {
+  let listener: pg.PoolClient | undefined;
+  try {
+    listener = await db.pool.connect();
+    listener.on('notification', onNotification);
+    listener.on('error', (err) =>
+      logger.warn({ err }, 'email worker: notification connection lost; polling'),
+    );
+    await listener.query(`LISTEN ${repo.NOTIFY_CHANNEL}`);
+  } catch (err) {
+    logger.warn({ err }, 'email worker: LISTEN failed; polling only');
+  }
+  return listener;
+}
+
+// The email of a claimed send, or why it is not sent (the reason its row keeps).
+function messageOrRefusal(
+  job: repo.Job,
+  service: { mailFrom: string; publicBaseUrl: string },
+): MailMessage | string {
+  if (job.attempts > MAX_ATTEMPTS) return `gave up after ${MAX_ATTEMPTS} attempts`;
+  // Revoked after the send was accepted: a revoked certificate is never mailed out.
+  if (job.certificate_status !== 'Issued') {
+    return `not sent: the certificate was ${job.certificate_status.toLowerCase()} before delivery`;
+  }
+  try {
+    return messageForJob(job, service);
+  } catch (err) {
+    return `message not built: ${(err as Error).message}`;
+  }
+}
+
+// Due reminders become queued sends (emails.repository: scheduleReminders), a batch at a time.
+async function queueDueReminders(db: Db, now: () => Date, stopped: () => boolean) {
+  const at = now();
+  const batch = REMINDER_BATCH;
+  while (
+    !stopped() &&
+    (await db.transaction((tx) => repo.scheduleReminders(tx, { now: at, limit: batch, newId: uuidv7 }))) >=
+      batch
+  );
+}
+
+// Records a failed attempt: failed for good (a permanent refusal, or the last attempt), else due
+// again after the backoff.
+async function recordSendError(
+  db: Db,
+  job: repo.Job,
+  err: unknown,
+  how: { retryScale: number; logger: Logger; onOutcome?: (outcome: 'retry' | 'failed') => void },
+) {
+  const outcome = classifySendError(err);
+  const delay = outcome.permanent ? null : nextAttemptDelayMs(job.attempts);
+  if (delay === null) {
+    await repo.markFailed(db, job, outcome.message);
+    how.onOutcome?.('failed');
+    how.logger.warn({ sendId: job.id, attempts: job.attempts, error: outcome.message }, 'email send failed');
+  } else {
+    await repo.markRetry(db, job, { error: outcome.message, delayMs: Math.round(delay * how.retryScale) });
+    how.onOutcome?.('retry');
+    how.logger.info(
+      { sendId: job.id, attempts: job.attempts, error: outcome.message },
+      'email send will be retried',
+    );
   }
 }
 
@@ -68,13 +151,9 @@ export function startEmailWorker(deps: {
   onOutcome?: (outcome: 'sent' | 'retry' | 'failed') => void;
 }): EmailWorker {
   const { db, logger } = deps;
-  const batchSize = deps.options?.batchSize ?? 50;
-  const concurrency = deps.options?.concurrency ?? 10;
-  const leaseMs = deps.options?.leaseMs ?? 60_000;
-  const pollMs = deps.options?.pollMs ?? 1_000;
-  const retryScale = (deps.options?.retryBaseMs ?? BASE_DELAY_MS) / BASE_DELAY_MS;
-  const stopGraceMs = deps.options?.stopGraceMs ?? 10_000;
-  const reminderIntervalMs = deps.options?.reminderIntervalMs ?? 60_000;
+  const { batchSize, concurrency, leaseMs, pollMs, retryScale, stopGraceMs, reminderIntervalMs } = settingsOf(
+    deps.options,
+  );
   const now = deps.now ?? (() => new Date());
   let remindersAt = 0;
 
@@ -102,64 +181,10 @@ export function startEmailWorker(deps: {
     });
   }
 
-  async function listen() {
-    try {
-      listener = await db.pool.connect();
-      listener.on('notification', () => {
-        notified = true;
-        wake?.();
-      });
-      listener.on('error', (err) =>
-        logger.warn({ err }, 'email worker: notification connection lost; polling'),
-      );
-      await listener.query(`LISTEN ${repo.NOTIFY_CHANNEL}`);
-    } catch (err) {
-      logger.warn({ err }, 'email worker: LISTEN failed; polling only');
-    }
-  }
-
   async function deliver(job: repo.Job) {
-    if (job.attempts > MAX_ATTEMPTS) {
-      await repo.markFailed(db, job, `gave up after ${MAX_ATTEMPTS} attempts`);
-      return;
-    }
-    if (job.certificate_status !== 'Issued') {
-      // Revoked after the send was accepted: a revoked certificate is never mailed out.
-      await repo.markFailed(
-        db,
-        job,
-        `not sent: the certificate was ${job.certificate_status.toLowerCase()} before delivery`,
-      );
-      return;
-    }
-    let message;
-    try {
-      const basics = {
-        messageId: sendMessageId(job.id, deps.mailFrom),
-        from: deps.mailFrom,
-        to: job.recipient_email,
-        recipientName: job.recipient_name,
-        title: job.title,
-        issuerName: job.issuer_name,
-        verificationUrl: verificationUrl(deps.publicBaseUrl, job.unique_code),
-        uniqueCode: job.unique_code,
-        locale: job.locale,
-      };
-      message =
-        job.kind === 'reminder' && job.expires_at
-          ? buildReminderMessage({ ...basics, expiresAt: job.expires_at, renewalUrl: job.renewal_url })
-          : buildCertificateMessage({
-              ...basics,
-              credentialUrl: job.has_credential
-                ? `${deps.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
-                : undefined,
-              issuedAt: job.issued_at ? job.issued_at.toISOString() : undefined,
-              expiresAt: job.expires_at?.toISOString() ?? null,
-              linkedinOrganizationId: job.linkedin_organization_id,
-              pdf: job.pdf!, // read for every send but a reminder (emails.repository claim)
-            });
-    } catch (err) {
-      await repo.markFailed(db, job, `message not built: ${(err as Error).message}`);
+    const message = messageOrRefusal(job, deps);
+    if (typeof message === 'string') {
+      await repo.markFailed(db, job, message);
       return;
     }
     try {
@@ -171,20 +196,7 @@ export function startEmailWorker(deps: {
         await repo.releaseJobs(db, [job], { attempted: true, error: INTERRUPTED });
         return;
       }
-      const outcome = classifySendError(err);
-      const delay = outcome.permanent ? null : nextAttemptDelayMs(job.attempts);
-      if (delay === null) {
-        await repo.markFailed(db, job, outcome.message);
-        deps.onOutcome?.('failed');
-        logger.warn({ sendId: job.id, attempts: job.attempts, error: outcome.message }, 'email send failed');
-      } else {
-        await repo.markRetry(db, job, { error: outcome.message, delayMs: Math.round(delay * retryScale) });
-        deps.onOutcome?.('retry');
-        logger.info(
-          { sendId: job.id, attempts: job.attempts, error: outcome.message },
-          'email send will be retried',
-        );
-      }
+      await recordSendError(db, job, err, { retryScale, logger, onOutcome: deps.onOutcome });
     }
   }
 
@@ -211,24 +223,19 @@ export function startEmailWorker(deps: {
     await Promise.all(lanes);
   }
 
-  // Due reminders become queued sends (emails.repository: scheduleReminders), a batch at a time.
   async function queueReminders() {
     if (Date.now() - remindersAt < reminderIntervalMs) return;
     remindersAt = Date.now();
-    try {
-      const at = now();
-      while (
-        !stopped &&
-        (await db.transaction((tx) => repo.scheduleReminders(tx, { now: at, limit: 500, newId: uuidv7 }))) >=
-          500
-      );
-    } catch (err) {
-      logger.error({ err }, 'email worker: queueing reminders failed');
-    }
+    await queueDueReminders(db, now, () => stopped).catch((err) =>
+      logger.error({ err }, 'email worker: queueing reminders failed'),
+    );
   }
 
   async function loop() {
-    await listen();
+    listener = await listenForSends(db, logger, () => {
+      notified = true;
+      wake?.();
+    });
     while (!stopped) {
       notified = false;
       await queueReminders();

@@ -1,12 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { EXAMPLE, PageQuery, Timestamp } from '../../platform/http/schemas.js';
+import { EMAIL_MAX_LENGTH } from '../../platform/limits.js';
 
 export const SendBody = Type.Object(
   {
     recipientEmail: Type.Optional(
       Type.String({
         format: 'email',
-        maxLength: 254,
+        maxLength: EMAIL_MAX_LENGTH,
         description: 'Overrides the stored address for this one send',
       }),
     ),

@@ -3,11 +3,11 @@
  * recipient or template name can never add headers or recipients (header injection).
  */
 
-import { escapeHtml } from '../../platform/html.js';
+import { html, safe, when } from '../../platform/html.js';
 import { certificateFileName } from '../shared/certificate-links.js';
 import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 import { linkedInAddToProfileUrl } from '../shared/share-links.js';
-import { direction, languageOf, message, messageHtml, type MessageKey } from '../../platform/i18n/i18n.js';
+import { direction, languageOf, messagesIn } from '../../platform/i18n/i18n.js';
 
 export interface MailAddress {
   name: string;
@@ -146,7 +146,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
 
   const lang = languageOf(input.locale) ?? 'en';
   const code = sanitizeHeaderText(input.uniqueCode);
-  const t = (key: MessageKey, params?: Record<string, string>) => message(lang, key, params);
+  const { text: t, html: h } = messagesIn(lang);
   const text = [
     t('email.hello', { name: recipient }),
     '',
@@ -162,23 +162,29 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
     ...(credential ? [t('email.credential'), credential, ''] : []),
   ].join('\r\n');
 
-  const e = escapeHtml;
-  const h = (key: MessageKey, params?: Record<string, string>) => messageHtml(lang, key, params);
-  const bdi = (value: string) => `<bdi>${e(value)}</bdi>`;
+  const bdi = (value: string) => html`<bdi>${value}</bdi>`;
+  const linkedInLine = when(
+    linkedIn,
+    () => html`<p><a href="${linkedIn}">${h('email.linkedinLink')}</a></p>\n`,
+  );
+  const credentialLine = when(
+    credential,
+    () => html`<p>${h('email.credential')} <a href="${credential}">${h('email.credentialLink')}</a>.</p>\n`,
+  );
   // Names and titles in any script: isolated (<bdi>) so that a right-to-left name reads right to
   // left without turning the sentence around it, in the fonts the verification page uses (clients
   // that load web fonts get the service's own fonts for scripts the reader's device lacks).
-  const html = `<!doctype html>
+  const body = html`<!doctype html>
 <html lang="${lang}" dir="${direction(lang)}"><head><meta charset="utf-8"><style>
-${nameFontFaces(new URL('fonts/', url).href)}
+${safe(nameFontFaces(new URL('fonts/', url).href))}
 </style></head>
-<body style="font-family:${e(FONT_STACK)}">
+<body style="font-family:${FONT_STACK}">
 <p>${h('email.hello', { name: bdi(recipient) })}</p>
-<p>${h('email.issued', { issuer: bdi(issuer), title: `<strong>${bdi(title)}</strong>` })}</p>
+<p>${h('email.issued', { issuer: bdi(issuer), title: html`<strong>${bdi(title)}</strong>` })}</p>
 <p>${h('email.attached')} ${h('email.checkAt')}<br>
-<a href="${e(url)}">${e(url)}</a></p>
-<p>${h('email.code', { code: e(code) })}</p>
-${linkedIn ? `<p><a href="${e(linkedIn)}">${h('email.linkedinLink')}</a></p>\n` : ''}${credential ? `<p>${h('email.credential')} <a href="${e(credential)}">${h('email.credentialLink')}</a>.</p>\n` : ''}</body></html>
+<a href="${url}">${url}</a></p>
+<p>${h('email.code', { code: html`${code}` })}</p>
+${linkedInLine}${credentialLine}</body></html>
 `;
 
   return {
@@ -187,7 +193,7 @@ ${linkedIn ? `<p><a href="${e(linkedIn)}">${h('email.linkedinLink')}</a></p>\n` 
     to,
     subject: t('email.subject', { title, name: recipient }),
     text,
-    html,
+    html: body.toString(),
     attachments: [
       {
         filename: certificateFileName(input.uniqueCode),

@@ -4,8 +4,8 @@
  * and its language: the template's locale (English when it has no catalog), the date written in it.
  */
 
-import { escapeHtml } from '../../platform/html.js';
-import { direction, languageOf, message, messageHtml, type MessageKey } from '../../platform/i18n/i18n.js';
+import { html } from '../../platform/html.js';
+import { direction, languageOf, messagesIn } from '../../platform/i18n/i18n.js';
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import {
   checkedUrl,
@@ -31,7 +31,7 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
   const code = sanitizeHeaderText(input.uniqueCode);
   const address = parseMailAddress(input.to, 'recipient').address;
   const lang = languageOf(input.locale) ?? 'en';
-  const t = (key: MessageKey, params?: Record<string, string>) => message(lang, key, params);
+  const { text: t, html: h } = messagesIn(lang);
 
   const text = [
     t('email.hello', { name: recipient }),
@@ -46,16 +46,17 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
     '',
   ].join('\r\n');
 
-  const e = escapeHtml;
-  const h = (key: MessageKey, params?: Record<string, string>) => messageHtml(lang, key, params);
-  const bdi = (value: string) => `<bdi>${e(value)}</bdi>`;
-  const html = `<!doctype html>
+  const bdi = (value: string) => html`<bdi>${value}</bdi>`;
+  const renewLine = renew
+    ? html`<a id="renewal-link" href="${renew}">${h('reminder.renewLink')}</a>`
+    : h('reminder.contact', { issuer: bdi(issuer) });
+  const body = html`<!doctype html>
 <html lang="${lang}" dir="${direction(lang)}"><head><meta charset="utf-8"></head>
 <body>
 <p>${h('email.hello', { name: bdi(recipient) })}</p>
-<p>${h('reminder.expires', { issuer: bdi(issuer), title: `<strong>${bdi(title)}</strong>`, date: e(date) })}</p>
-<p>${renew ? `<a id="renewal-link" href="${e(renew)}">${h('reminder.renewLink')}</a>` : h('reminder.contact', { issuer: bdi(issuer) })}</p>
-<p>${h('reminder.status')} <a href="${e(url)}">${e(url)}</a><br>${h('email.code', { code: e(code) })}</p>
+<p>${h('reminder.expires', { issuer: bdi(issuer), title: html`<strong>${bdi(title)}</strong>`, date: html`${date}` })}</p>
+<p>${renewLine}</p>
+<p>${h('reminder.status')} <a href="${url}">${url}</a><br>${h('email.code', { code: html`${code}` })}</p>
 </body></html>
 `;
 
@@ -65,7 +66,7 @@ export function buildReminderMessage(input: ReminderMessageInput): MailMessage {
     to: { name: recipient, address },
     subject: t('reminder.subject', { date, title }),
     text,
-    html,
+    html: body.toString(),
     attachments: [],
   };
 }

@@ -8,6 +8,7 @@ import type { BatchItem, IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../certificates/certificate-emails.service.js';
 import * as repo from './imports.repository.js';
 import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
+import { BATCH_MAX_RECIPIENTS } from '../../platform/limits.js';
 
 // Large imports (decisions section 20): a CSV's rows stored as a durable job, issued by any
 // instance's workers a chunk at a time, each chunk in one transaction with its rows' results.
@@ -19,7 +20,7 @@ export const MAX_IMPORT_ROWS = MAX_CSV_ROWS;
  */
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 /** Rows issued per transaction: one batch of the API's size. */
-export const CHUNK_ROWS = 500;
+export const CHUNK_ROWS = BATCH_MAX_RECIPIENTS;
 
 export interface ImportView {
   id: string;

@@ -3,6 +3,7 @@ import { CsvError, parse as csvParser, type Options } from 'csv-parse';
 import { parse as parseAll } from 'csv-parse/sync';
 import { ValidationError, type Issue } from '../../platform/errors.js';
 import { hasForbiddenCharacter, PLAIN_TEXT_CHARACTERS } from '../../platform/text.js';
+import { DATA_VALUE_MAX_LENGTH, EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 // Issuing many certificates from a spreadsheet: a header row `name, email, <one column per template
 // field>`, UTF-8 with or without a byte-order mark, separated by commas or semicolons (what
@@ -41,8 +42,8 @@ const PARSE_PIECE = 4 * 1024;
 const TURN_MS = 10;
 
 // What one cell may hold (the API's limits: certificates.schemas.ts).
-const CELL_LIMITS: Record<string, number> = { name: 200, email: 254 };
-const DATA_CELL_LIMIT = 1000;
+const CELL_LIMITS: Record<string, number> = { name: NAME_MAX_LENGTH, email: EMAIL_MAX_LENGTH };
+const DATA_CELL_LIMIT = DATA_VALUE_MAX_LENGTH;
 
 export interface CsvRow {
   // The line of the file the row ends on (the header is line 1), as a spreadsheet numbers it.

@@ -4,6 +4,7 @@ import { sampleValues, type PdfRenderer, type RenderValues } from '../../pdf/pdf
 import { SAMPLE_CODE } from '../../pdf/sample-values.js';
 import { ValidationError, type Issue } from '../../platform/errors.js';
 import { verificationUrl } from '../shared/certificate-links.js';
+import { DATA_VALUE_MAX_LENGTH, NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 // Previews of a design, saved or not, with sample values that people may replace with their own
 // (the studio's sample panel). Rendered by the very renderer that freezes certificates, so a
@@ -15,8 +16,6 @@ export interface SampleInput {
   data?: Record<string, string>;
 }
 
-const NAME_MAX = 200;
-const VALUE_MAX = 1000;
 const CACHED = 32;
 
 function digest(value: unknown): string {
@@ -32,14 +31,17 @@ export function createDesignPreviewService(deps: { renderer: () => PdfRenderer; 
     const sample = sampleValues(design);
     const issues: Issue[] = [];
     const name = input.recipientName?.trim();
-    if (name && [...name].length > NAME_MAX)
-      issues.push({ path: ['recipientName'], message: `must be at most ${NAME_MAX} characters` });
+    if (name && [...name].length > NAME_MAX_LENGTH)
+      issues.push({ path: ['recipientName'], message: `must be at most ${NAME_MAX_LENGTH} characters` });
     const data = { ...sample.data };
     for (const field of design.fields) {
       const value = input.data?.[field.key]?.trim();
       if (!value) continue;
-      if ([...value].length > VALUE_MAX)
-        issues.push({ path: ['data', field.key], message: `must be at most ${VALUE_MAX} characters` });
+      if ([...value].length > DATA_VALUE_MAX_LENGTH)
+        issues.push({
+          path: ['data', field.key],
+          message: `must be at most ${DATA_VALUE_MAX_LENGTH} characters`,
+        });
       data[field.key] = value;
     }
     if (issues.length > 0) throw new ValidationError(issues, 'The sample values are too long');

@@ -1,6 +1,6 @@
 import { NOT_A_FONT, type FileChecker } from '../../pdf/pdf-renderer.js';
 import { ValidationError } from '../../platform/errors.js';
-import { DESIGN_MAX_BYTES } from './templates.service.js';
+import { DESIGN_MAX_BYTES, MIB } from '../../platform/limits.js';
 
 // Files people upload into a design (the studio's images, backgrounds and fonts): the type is
 // read from the content, never from the name; the file is checked (by the very code that embeds
@@ -41,9 +41,9 @@ function sniff(bytes: Buffer): string {
 // could never be saved is refused at once, not at the next Save.
 function fitsADesign(src: string, what: 'image' | 'font'): void {
   if (src.length <= DESIGN_MAX_BYTES) return;
-  const max = ((DESIGN_MAX_BYTES * 3) / 4 / 1048576).toFixed(1);
+  const max = ((DESIGN_MAX_BYTES * 3) / 4 / MIB).toFixed(1);
   refuse(
-    `The ${what} is ${(((src.length - src.indexOf(',') - 1) * 3) / 4 / 1048576).toFixed(1)} MiB: inside a design (at most 2 MiB, as base64) ${what === 'image' ? 'an image' : 'a font'} may be at most ${max} MiB. Make it smaller.`,
+    `The ${what} is ${(((src.length - src.indexOf(',') - 1) * 3) / 4 / MIB).toFixed(1)} MiB: inside a design (at most 2 MiB, as base64) ${what === 'image' ? 'an image' : 'a font'} may be at most ${max} MiB. Make it smaller.`,
   );
 }
 

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';
 import { findUserByEmail, findUserById, insertUser } from './users.repository.js';
+import { EMAIL_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface UserView {
   id: string;
@@ -14,7 +15,7 @@ export interface UserView {
   createdAt: string;
 }
 
-const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: 254 }));
+const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: EMAIL_MAX_LENGTH }));
 export const MIN_PASSWORD_LENGTH = 12;
 
 // Compared against when the email is unknown, so that an unknown email costs as long as a wrong password.

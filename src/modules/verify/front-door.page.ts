@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { escapeHtml } from '../../platform/html.js';
-import { FAVICON_LINK } from '../../platform/http/favicon.js';
-import { direction, messageHtml, type Language, type MessageKey } from '../../platform/i18n/i18n.js';
+import { html, when, type Html } from '../../platform/html.js';
+import { messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { isUniqueCode } from '../../platform/ids.js';
+import { cspHash, publicPage } from './verify-page.layout.js';
+import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 
 // The service's front door (GET /) and the code box of GET /verify/: a small page for people who
 // arrive without a link, pointing to the dashboard, the API reference and a "Verify a certificate"
@@ -35,10 +35,6 @@ li span{display:block;color:#667085;font-size:.92rem}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.card{padding:1.5rem 1.75rem}}
 `;
 
-function cspHash(text: string): string {
-  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-}
-
 export const FRONT_DOOR_CSP = [
   "default-src 'none'",
   `style-src ${cspHash(STYLE)}`,
@@ -56,42 +52,26 @@ export const FRONT_DOOR_HEADERS: Record<string, string> = {
 };
 
 // `root` is the relative way back to the service's root from the page's own path ('' or '../').
-function codeBox(lang: Language, root: string, code: string): string {
-  const h = (key: MessageKey) => messageHtml(lang, key);
-  return `<section class="card" aria-labelledby="verify-title">
+function codeBox(lang: Language, root: string, code: string): Html {
+  const h = messagesIn(lang).html;
+  return html`<section class="card" aria-labelledby="verify-title">
 <h2 id="verify-title">${h('door.verifyHeading')}</h2>
 <p>${h('door.verifyHint')}</p>
 <form id="verify-form" method="get" action="${root}verify/">
 <label for="verify-code">${h('door.codeLabel')}</label>
-<input id="verify-code" name="code" value="${escapeHtml(code)}" required maxlength="300" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H" dir="ltr">
+<input id="verify-code" name="code" value="${code}" required maxlength="${CODE_INPUT_MAX_LENGTH}" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="7K3M9Q2XRB4D8F1H" dir="ltr">
 <button type="submit">${h('door.verifyButton')}</button>
 </form>
 </section>`;
 }
 
-function layout(lang: Language, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="${lang}" dir="${direction(lang)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-${FAVICON_LINK}
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+function layout(lang: Language, title: Html, body: Html): string {
+  return publicPage({ lang, title, style: STYLE, noindex: false, body });
 }
 
 export function renderFrontDoor(lang: Language = 'en'): string {
-  const h = (key: MessageKey) => messageHtml(lang, key);
-  const body = `<section class="card">
+  const h = messagesIn(lang).html;
+  const body = html`<section class="card">
 <h1>${h('door.title')}</h1>
 <p>${h('door.intro')}</p>
 </section>
@@ -107,10 +87,17 @@ ${codeBox(lang, '', '')}
 
 // GET /verify/ without a code; `code` is what the visitor typed when it could not be a code.
 export function renderCodeBoxPage(code = '', lang: Language = 'en'): string {
-  const note = code
-    ? `<section class="card" id="code-error" role="alert"><p>${messageHtml(lang, 'door.notACode', { input: `<span dir="auto">${escapeHtml(code)}</span>` })}</p></section>\n`
-    : '';
-  return layout(lang, messageHtml(lang, 'door.verifyHeading'), `${note}${codeBox(lang, '../', code)}`);
+  const input = html`<span dir="auto">${code}</span>`;
+  const note = when(
+    code,
+    () =>
+      html`<section class="card" id="code-error" role="alert"><p>${messageFragment(lang, 'door.notACode', { input })}</p></section>\n`,
+  );
+  return layout(
+    lang,
+    messageFragment(lang, 'door.verifyHeading'),
+    html`${note}${codeBox(lang, '../', code)}`,
+  );
 }
 
 // What a visitor typed into the code box: a code in any case, with spaces or dashes, or a whole

@@ -19,6 +19,7 @@ import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './ver
 import type { VerifyService } from './verify.service.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
 import { certificateFileName } from '../shared/certificate-links.js';
+import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 
 const CodeParams = Type.Object(
   { code: Type.String({ description: 'The unique code; case-insensitive' }) },
@@ -31,6 +32,28 @@ const page = (heading: string) =>
     Type.String(),
     `<!doctype html><html lang="en"><head><title>${heading}</title></head><body><h1>${heading}</h1>…</body></html>`,
   );
+
+// The options of a route of the verification page: under the per-IP verify limit, a code in the
+// path, and hidden from the API description (/api/v1 only: a client generated from it would treat
+// a page as a JSON operation); its schema documents it here.
+function pageRoute<Response>(schema: {
+  operationId: string;
+  summary: string;
+  description?: string;
+  response: Response;
+}) {
+  return {
+    config: { access: { kind: 'verify' as const } },
+    schema: { hide: true, tags: ['Verification'], security: [], params: CodeParams, ...schema },
+  };
+}
+
+// A file answered as it is (the PDF, the preview PNG, a font), with a word on its bytes, under the
+// verify limit's headers.
+function fileAnswer(mediaType: string, bytes: string, description: string) {
+  const body = Type.String({ contentEncoding: 'binary', contentMediaType: mediaType });
+  return nonJson(mediaType, example(body, bytes), description, rateHeaders);
+}
 
 // The page's language: ?lang=xx (the switcher's links), else the reader's Accept-Language, else
 // English.
@@ -52,8 +75,26 @@ function frontDoorReply(reply: FastifyReply, lang: Language): FastifyReply {
     .header('Vary', 'Accept-Language');
 }
 
+// The routes' instance, which types requests from their schemas.
+function typed(app: FastifyInstance) {
+  return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+type Api = ReturnType<typeof typed>;
+
+// Every route under /verify/ and /api/v1/verify/, and the front door.
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
-  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const api = typed(app);
+  verificationApiRoute(api, verify);
+  verificationPageRoute(api, verify);
+  pagePdfRoute(api, verify);
+  previewImageRoute(api, verify);
+  frontDoorRoute(api);
+  codeBoxRoute(api);
+  pageFontRoute(app);
+}
+
+// The verification as JSON: the API operation, counted like the page.
+function verificationApiRoute(api: Api, verify: VerifyService) {
   api.get(
     '/api/v1/verify/:code',
     {
@@ -81,52 +122,47 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       return { data: await verify.verify(code, { count: request.method === 'GET' }) };
     },
   );
+}
 
-  // The public page that the certificate's link and QR code open; shares the per-IP verify limit.
-  // Not in the API description (hide), which is /api/v1 only: a client generated from it would
-  // treat this page as a JSON operation. The response schemas document the page here.
+// The public page that the certificate's link and QR code open; shares the per-IP verify limit.
+// Not in the API description (hide), which is /api/v1 only: a client generated from it would
+// treat this page as a JSON operation. The response schemas document the page here.
+function verificationPageRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        operationId: 'verifyCertificatePage',
-        tags: ['Verification'],
-        summary: 'Public verification page (HTML)',
-        description:
-          "The page the certificate's link and QR code open: says plainly whether it is valid or revoked, shows the " +
-          'recipient, what was earned, the issuer and the date, and checks a PDF in hand against pdfSha256. Shares the ' +
-          'per-IP verify limit. Every answer, refusals included, is an HTML page.',
-        security: [],
-        params: CodeParams,
-        response: {
-          200: nonJson('text/html', page('Valid certificate'), 'HTML page: valid or revoked', rateHeaders),
-          404: nonJson(
-            'text/html',
-            page('No certificate with this code'),
-            'HTML page: no certificate with this code',
-            rateHeaders,
-          ),
-          429: nonJson(
-            'text/html',
-            page('Too many verifications'),
-            'HTML page: too many verifications from this address',
-            {
-              ...rateHeaders,
-              'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
-            },
-          ),
-          500: nonJson('text/html', page('Something went wrong'), 'HTML page: server fault; safe to retry'),
-          503: nonJson(
-            'text/html',
-            page('Temporarily unavailable'),
-            'HTML page: the database or the rate-limit store is not answering, or this server is shutting down',
-            { 'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }) },
-          ),
-        },
+    pageRoute({
+      operationId: 'verifyCertificatePage',
+      summary: 'Public verification page (HTML)',
+      description:
+        "The page the certificate's link and QR code open: says plainly whether it is valid or revoked, shows the " +
+        'recipient, what was earned, the issuer and the date, and checks a PDF in hand against pdfSha256. Shares the ' +
+        'per-IP verify limit. Every answer, refusals included, is an HTML page.',
+      response: {
+        200: nonJson('text/html', page('Valid certificate'), 'HTML page: valid or revoked', rateHeaders),
+        404: nonJson(
+          'text/html',
+          page('No certificate with this code'),
+          'HTML page: no certificate with this code',
+          rateHeaders,
+        ),
+        429: nonJson(
+          'text/html',
+          page('Too many verifications'),
+          'HTML page: too many verifications from this address',
+          {
+            ...rateHeaders,
+            'Retry-After': Type.Integer({ description: 'Seconds until a request is allowed' }),
+          },
+        ),
+        500: nonJson('text/html', page('Something went wrong'), 'HTML page: server fault; safe to retry'),
+        503: nonJson(
+          'text/html',
+          page('Temporarily unavailable'),
+          'HTML page: the database or the rate-limit store is not answering, or this server is shutting down',
+          { 'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }) },
+        ),
       },
-    },
+    }),
     async (request, reply) => {
       const { code } = request.params;
       const lang = pageLanguage(request);
@@ -147,35 +183,22 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       }
     },
   );
+}
 
-  // "Download PDF" on the verification page: the frozen bytes for anyone with the code, counted as a
-  // download, under the per-IP verify limit; not for a revoked certificate, nor when the account
-  // turned public download off (both the 404 page). Part of the page, not of the API.
+// "Download PDF" on the verification page: the frozen bytes for anyone with the code, counted as a
+// download, under the per-IP verify limit; not for a revoked certificate, nor when the account
+// turned public download off (both the 404 page). Part of the page, not of the API.
+function pagePdfRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code/pdf',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        operationId: 'verificationPagePdf',
-        tags: ['Verification'],
-        summary: "The certificate's frozen PDF, from its verification page",
-        security: [],
-        params: CodeParams,
-        response: {
-          200: nonJson(
-            'application/pdf',
-            example(
-              Type.String({ contentEncoding: 'binary', contentMediaType: 'application/pdf' }),
-              '%PDF-1.7 … (the frozen PDF)',
-            ),
-            'The frozen PDF, as an attachment',
-            rateHeaders,
-          ),
-          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
-        },
+    pageRoute({
+      operationId: 'verificationPagePdf',
+      summary: "The certificate's frozen PDF, from its verification page",
+      response: {
+        200: fileAnswer('application/pdf', '%PDF-1.7 … (the frozen PDF)', 'The frozen PDF, as an attachment'),
+        404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no PDF to download'),
       },
-    },
+    }),
     async (request, reply) => {
       const pdf = await verify.publicPdf(request.params.code, { count: request.method === 'GET' });
       return reply
@@ -186,36 +209,27 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         .send(pdf.pdf);
     },
   );
+}
 
-  // The picture of a shared link (og:image, twitter:image): the first page of the frozen PDF as a
-  // PNG, 1200 pixels on its longer side, made once per PDF by pdftoppm in a child process and cached
-  // (preview-image.ts). Offered when the page offers "Download PDF" (else the 404 page); under the
-  // per-IP verify limit like the page. Part of the page, not of the API.
+// The picture of a shared link (og:image, twitter:image): the first page of the frozen PDF as a
+// PNG, 1200 pixels on its longer side, made once per PDF by pdftoppm in a child process and cached
+// (preview-image.ts). Offered when the page offers "Download PDF" (else the 404 page); under the
+// per-IP verify limit like the page. Part of the page, not of the API.
+function previewImageRoute(api: Api, verify: VerifyService) {
   api.get(
     '/verify/:code/preview.png',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        operationId: 'verificationPagePreviewImage',
-        tags: ['Verification'],
-        summary: "The link preview image of a verification page: the certificate's first page (PNG)",
-        security: [],
-        params: CodeParams,
-        response: {
-          200: nonJson(
-            'image/png',
-            example(
-              Type.String({ contentEncoding: 'binary', contentMediaType: 'image/png' }),
-              '(the bytes of the PNG)',
-            ),
-            "The certificate's first page, 1200 pixels on its longer side",
-            rateHeaders,
-          ),
-          404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no preview image'),
-        },
+    pageRoute({
+      operationId: 'verificationPagePreviewImage',
+      summary: "The link preview image of a verification page: the certificate's first page (PNG)",
+      response: {
+        200: fileAnswer(
+          'image/png',
+          '(the bytes of the PNG)',
+          "The certificate's first page, 1200 pixels on its longer side",
+        ),
+        404: nonJson('text/html', page('This page cannot be shown'), 'HTML page: no preview image'),
       },
-    },
+    }),
     async (request, reply) => {
       let preview: { png: Buffer; sha256: string };
       try {
@@ -240,9 +254,11 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
         .send(preview.png);
     },
   );
+}
 
-  // The front door: people who arrive without a link get the dashboard, the API reference and a
-  // code box (decisions section 19). Pages, not API: hidden from the description.
+// The front door: people who arrive without a link get the dashboard, the API reference and a
+// code box (decisions section 19). Pages, not API: hidden from the description.
+function frontDoorRoute(api: Api) {
   api.get(
     '/',
     {
@@ -258,10 +274,12 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
       return frontDoorReply(reply, lang).send(renderFrontDoor(lang));
     },
   );
+}
 
-  // The code box's target: /verify/?code=... redirects to the verification page of that code (303,
-  // relative, so it works under a base path); without a code, or with text that cannot be one, the
-  // box again. No lookup happens here, so no limiter either: the page it leads to has its own.
+// The code box's target: /verify/?code=... redirects to the verification page of that code (303,
+// relative, so it works under a base path); without a code, or with text that cannot be one, the
+// box again. No lookup happens here, so no limiter either: the page it leads to has its own.
+function codeBoxRoute(api: Api) {
   api.get(
     '/verify/',
     {
@@ -277,17 +295,19 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
     },
     async (request, reply) => {
       const typed = (request.query as Record<string, unknown>).code;
-      const input = typeof typed === 'string' ? typed.slice(0, 300) : '';
+      const input = typeof typed === 'string' ? typed.slice(0, CODE_INPUT_MAX_LENGTH) : '';
       const code = input.trim() ? codeFromInput(input) : undefined;
       if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
       const lang = pageLanguage(request);
       return frontDoorReply(reply, lang).send(renderCodeBoxPage(input.trim(), lang));
     },
   );
+}
 
-  // The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
-  // device has no font for; browsers fetch one only for characters in its unicode-range. Part of
-  // the page, not of the API: hidden from the description.
+// The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
+// device has no font for; browsers fetch one only for characters in its unicode-range. Part of
+// the page, not of the API: hidden from the description.
+function pageFontRoute(app: FastifyInstance) {
   app.get(
     '/verify/fonts/:file',
     {
@@ -305,14 +325,10 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
           { additionalProperties: false },
         ),
         response: {
-          200: nonJson(
+          200: fileAnswer(
             'font/ttf',
-            example(
-              Type.String({ contentEncoding: 'binary', contentMediaType: 'font/ttf' }),
-              '(the bytes of the TrueType font file)',
-            ),
+            '(the bytes of the TrueType font file)',
             'The font file, cacheable for a year',
-            rateHeaders,
           ),
           ...errorResponses(404, 429),
         },

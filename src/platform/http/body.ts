@@ -15,10 +15,6 @@ declare module 'fastify' {
 
 export const MAX_JSON_DEPTH = 32;
 
-// The largest request body, API and dashboard uploads alike, and how messages and docs say it.
-export const BODY_LIMIT = 2 * 1024 * 1024;
-export const BODY_LIMIT_TEXT = '2 MiB';
-
 export class InvalidBody {
   constructor(readonly issues: Issue[]) {}
 }

@@ -1,4 +1,4 @@
-import { BODY_LIMIT_TEXT } from './body.js';
+import { BODY_LIMIT_TEXT } from '../limits.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../db/db.js';

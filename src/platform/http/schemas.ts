@@ -1,4 +1,4 @@
-import { BODY_LIMIT_TEXT } from './body.js';
+import { BODY_LIMIT_TEXT } from '../limits.js';
 import { Type, type TSchema } from 'typebox';
 import { STATUS_BY_CODE } from '../errors.js';
 import { UUID_PATTERN } from '../ids.js';

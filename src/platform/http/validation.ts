@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { bodyAjv, inputAjv, SERVICE_VALIDATED_ITEMS } from '../ajv.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError, type Issue } from '../errors.js';
 import { PLAIN_TEXT_CHARACTERS, hasForbiddenCharacter } from '../text.js';
 import { unstorableValueIssues } from '../validation.js';
 
@@ -24,22 +24,14 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     const validate = bodyAjv.compile(stripServiceValidatedItems(schema) as object);
     const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
     const serviceItems = Object.keys(properties).filter((k) => properties[k]?.[SERVICE_VALIDATED_ITEMS]);
-    const check = (data: unknown) => {
-      const issues = unstorableValueIssues(data, [], serviceItems);
-      if (issues.length > 0) return { error: new ValidationError(issues) };
-      const ok = validate(data);
-      check.errors = validate.errors;
-      return ok;
-    };
-    check.errors = null as ValidateFunction['errors'];
-    return check;
+    return checkedFirst(validate, (data) => unstorableValueIssues(data, [], serviceItems));
   }
   const validate = inputAjv.compile(schema as object);
   if (httpPart === 'headers') return validate;
   const integers = integerProperties(schema);
-  const check = (data: unknown) => {
+  return checkedFirst(validate, (data) => {
     const raw = (data ?? {}) as Record<string, unknown>;
-    const issues = [
+    return [
       // Query and path text is typed text: it refuses what typed text in a body refuses, NUL first
       // (PostgreSQL can neither store nor compare it: a 500 otherwise), whatever the parameter.
       ...Object.keys(raw)
@@ -51,6 +43,14 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
         .filter((k) => raw[k] !== undefined && !(typeof raw[k] === 'string' && /^[0-9]{1,20}$/.test(raw[k])))
         .map((k) => ({ path: [k], message: 'must be a whole number written in decimal digits' })),
     ];
+  });
+};
+
+// An Ajv validator behind checks of its own: what `precheck` finds is the answer (a 422 with those
+// issues), else Ajv's verdict.
+function checkedFirst(validate: ValidateFunction, precheck: (data: unknown) => Issue[]) {
+  const check = (data: unknown) => {
+    const issues = precheck(data);
     if (issues.length > 0) return { error: new ValidationError(issues) };
     const ok = validate(data);
     check.errors = validate.errors;
@@ -58,7 +58,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   };
   check.errors = null as ValidateFunction['errors'];
   return check;
-};
+}
 
 function integerProperties(schema: unknown): string[] {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../html.js';
+import { escapeText, safe, type Html } from '../html.js';
 import type { Catalog, MessageKey } from './catalog.js';
 import { ar } from './messages/ar.js';
 import { de } from './messages/de.js';
@@ -71,15 +71,34 @@ export function messageHtml(lang: Language, key: MessageKey, params?: Record<str
   return params === undefined ? fixedOf(lang)[key]! : fill(template(lang, key), params);
 }
 
+/**
+ * A message as an `html` fragment, its placeholders filled with fragments (`html` values such as
+ * html`<bdi>${name}</bdi>`): how the pages and the email bodies say their words.
+ */
+export function messageFragment(lang: Language, key: MessageKey, params?: Record<string, Html>): Html {
+  if (params === undefined) return safe(fixedOf(lang)[key]!);
+  const filled: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) filled[name] = value.toString();
+  return safe(fill(template(lang, key), filled));
+}
+
+/** The messages of one language, as text and as `html` fragments: what a page or an email says. */
+export function messagesIn(lang: Language) {
+  return {
+    text: (key: MessageKey, params?: Record<string, string>) => message(lang, key, params),
+    html: (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params),
+  };
+}
+
 function fill(text: string, params: Record<string, string>): string {
   let out = '';
   let last = 0;
   for (const m of text.matchAll(PLACEHOLDER)) {
     const at = m.index ?? 0;
-    out += escapeHtml(text.slice(last, at)) + (params[m[1]!] ?? escapeHtml(m[0]));
+    out += escapeText(text.slice(last, at)) + (params[m[1]!] ?? escapeText(m[0]));
     last = at + m[0].length;
   }
-  return out + escapeHtml(text.slice(last));
+  return out + escapeText(text.slice(last));
 }
 
 /** The language of a BCP 47 tag (`fr-CA` -> fr, `zh-Hant-TW` -> zh), or undefined. */
