@@ -14,7 +14,8 @@ export interface Rendered extends Candidate {
 // text cannot be rendered becomes a validation failure (at `prefixOf(candidate)`) and does not use
 // quota. `untried`: the candidates left once `wanted` were rendered.
 export async function renderUpTo(
-  renderer: PdfRenderer,
+  // Called only when there is something to render: a batch of invalid rows starts no render thread.
+  renderer: () => PdfRenderer,
   template: TemplateWithDesign,
   candidates: Candidate[],
   wanted: number,
@@ -32,7 +33,7 @@ export async function renderUpTo(
   while (rendered.length < wanted && cursor < candidates.length) {
     const slice = candidates.slice(cursor, cursor + (wanted - rendered.length));
     cursor += slice.length;
-    const outcomes = await renderer.renderSealable(
+    const outcomes = await renderer().renderSealable(
       renderTemplate,
       slice.map((c) => c.values),
     );

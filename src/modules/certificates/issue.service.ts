@@ -238,7 +238,7 @@ async function issueBatchWith(
   const prover =
     candidates.length > 0 && remaining > 0 ? prepareProof(deps, principal.accountId, issuedAt) : undefined;
   const { rendered, failures, untried } = await renderUpTo(
-    deps.renderer(),
+    deps.renderer,
     template,
     candidates,
     Math.min(candidates.length, remaining),
@@ -277,7 +277,7 @@ export function createIssueService(deps: IssueDeps) {
       // account out of quota costs one render, every other issue two reads less).
       const prover = prepareProof(deps, principal.accountId, issuedAt, ENTRY_GUESSES);
       const c = candidate(deps, 0, checked.recipient, issuedAt, issueExpiry(template, issuedAt));
-      const { rendered, failures } = await renderUpTo(deps.renderer(), template, [c], 1, () => ['recipient']);
+      const { rendered, failures } = await renderUpTo(deps.renderer, template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const ready = await prover;
       const created =
@@ -318,7 +318,7 @@ export function createIssueService(deps: IssueDeps) {
       );
       const c = candidate(deps, 0, checked.recipient, issuedAt, expiry);
       const prover = prepareProof(deps, principal.accountId, issuedAt);
-      const { rendered, failures } = await renderUpTo(deps.renderer(), template, [c], 1, () => ['recipient']);
+      const { rendered, failures } = await renderUpTo(deps.renderer, template, [c], 1, () => ['recipient']);
       if (failures.size > 0) throw new ValidationError(failures.get(0)!);
       const ready = await prover;
       const { created } = await db.transaction((tx) =>
