@@ -18,7 +18,7 @@ export type {
   SealableOutcome,
   UnsealedPdf,
 } from './render-types.js';
-export { createPdfSealer, type PdfSealer, type SealItem } from './pdf-seal.js';
+export { createPdfSealer, type SealItem } from './pdf-seal.js';
 export { designIssues, sampleValues } from './design-issues.js';
 export { createFileChecker, type FileChecker } from './file-checker.js';
 export { NOT_A_FONT } from './font-check.js';

@@ -43,7 +43,7 @@ export async function readCredential(
   return rows[0]?.body;
 }
 
-export async function statusEntryOf(
+async function statusEntryOf(
   db: Queryable,
   accountId: string,
   certificateId: string,
