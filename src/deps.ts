@@ -4,7 +4,6 @@ import { createDb, type Db } from './platform/db/db.js';
 import { startEmbeddedPostgres } from './platform/db/embedded.js';
 import { migrate } from './platform/db/migrate.js';
 import { createMemoryStore } from './platform/rate-limit/memory.store.js';
-import { createRedisStore } from './platform/rate-limit/redis.store.js';
 import type { RateLimitStore } from './platform/rate-limit/rate-limit.store.js';
 import { upsertPlans } from './modules/accounts/accounts.repository.js';
 import { createServices, type Services } from './services.js';
@@ -95,8 +94,9 @@ export async function createDeps(
     await embedded?.release();
     throw err;
   }
+  // ioredis is loaded only when Redis is configured (every certsvc command builds these deps).
   const rateLimitStore = config.redisUrl
-    ? createRedisStore(config.redisUrl, {
+    ? (await import('./platform/rate-limit/redis.store.js')).createRedisStore(config.redisUrl, {
         timeoutMs: config.timeouts.redisMs,
         onError: (err) => logger.error({ err: err.message }, 'Redis is not answering: API calls answer 503'),
       })
