@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DATA_KEY_PATTERN } from '../platform/ids.js';
+import { DESIGN_MAX_BYTES } from '../platform/limits.js';
 
 // The design file format: see docs/design-format.md. Coordinates are PDF points (1/72 inch),
 // measured from the top-left corner of the page.
@@ -8,7 +9,7 @@ const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Hex colo
 // Images are stored inline as data URLs (PNG or JPEG); the CLI inlines files named in the design.
 const ImageSource = Type.String({
   pattern: '^data:image/(png|jpeg);base64,[A-Za-z0-9+/=]+$',
-  maxLength: 2 * 1024 * 1024,
+  maxLength: DESIGN_MAX_BYTES,
   description:
     'data:image/png;base64,... or data:image/jpeg;base64,...: at most 40 megapixels and 10,000 px a side; the whole design is at most 2 MiB (a relative file path in a design file is inlined by the CLI)',
 });
@@ -24,7 +25,7 @@ export const FontName = Type.Union(
 // A design's own fonts are stored inline like images; the CLI inlines .ttf/.otf files named in it.
 const FontSource = Type.String({
   pattern: '^data:font/(ttf|otf);base64,[A-Za-z0-9+/=]+$',
-  maxLength: 2 * 1024 * 1024,
+  maxLength: DESIGN_MAX_BYTES,
   description:
     'data:font/ttf;base64,... or data:font/otf;base64,...: a TrueType-outline font; the whole design is at most 2 MiB (a relative file path in a design file is inlined by the CLI)',
 });

@@ -19,6 +19,7 @@ const ENTITIES: Record<string, string> = {
 };
 
 const SPECIAL = /[&<>"']/g;
+const HAS_SPECIAL = /[&<>"']/;
 
 /** An HTML fragment: text that is HTML already. */
 export class Html {
@@ -36,10 +37,11 @@ export class Html {
  * placeholders, platform/i18n): everything else uses the tag.
  */
 export function escapeText(value: string): string {
-  return value.replace(SPECIAL, (c) => ENTITIES[c]!);
+  return HAS_SPECIAL.test(value) ? value.replace(SPECIAL, (c) => ENTITIES[c]!) : value;
 }
 
 function interpolated(value: unknown): string {
+  if (typeof value === 'string') return escapeText(value);
   if (value instanceof Html) return value.toString();
   if (Array.isArray(value)) return value.map(interpolated).join('');
   return escapeText(String(value));

@@ -102,12 +102,9 @@ function messageOrRefusal(
 // Due reminders become queued sends (emails.repository: scheduleReminders), a batch at a time.
 async function queueDueReminders(db: Db, now: () => Date, stopped: () => boolean) {
   const at = now();
-  const batch = REMINDER_BATCH;
-  while (
-    !stopped() &&
-    (await db.transaction((tx) => repo.scheduleReminders(tx, { now: at, limit: batch, newId: uuidv7 }))) >=
-      batch
-  );
+  const queueBatch = () =>
+    db.transaction((tx) => repo.scheduleReminders(tx, { now: at, limit: REMINDER_BATCH, newId: uuidv7 }));
+  while (!stopped() && (await queueBatch()) >= REMINDER_BATCH);
 }
 
 // Records a failed attempt: failed for good (a permanent refusal, or the last attempt), else due

@@ -75,19 +75,37 @@ export function messageHtml(lang: Language, key: MessageKey, params?: Record<str
  * A message as an `html` fragment, its placeholders filled with fragments (`html` values such as
  * html`<bdi>${name}</bdi>`): how the pages and the email bodies say their words.
  */
+const fixedFragments = new Map<Language, Partial<Record<MessageKey, Html>>>();
+
 export function messageFragment(lang: Language, key: MessageKey, params?: Record<string, Html>): Html {
-  if (params === undefined) return safe(fixedOf(lang)[key]!);
+  if (params === undefined) {
+    let table = fixedFragments.get(lang);
+    if (table === undefined) fixedFragments.set(lang, (table = {}));
+    return (table[key] ??= safe(fixedOf(lang)[key]!));
+  }
   const filled: Record<string, string> = {};
   for (const [name, value] of Object.entries(params)) filled[name] = value.toString();
   return safe(fill(template(lang, key), filled));
 }
 
 /** The messages of one language, as text and as `html` fragments: what a page or an email says. */
-export function messagesIn(lang: Language) {
-  return {
-    text: (key: MessageKey, params?: Record<string, string>) => message(lang, key, params),
-    html: (key: MessageKey, params?: Record<string, Html>) => messageFragment(lang, key, params),
-  };
+export interface Messages {
+  text(key: MessageKey, params?: Record<string, string>): string;
+  html(key: MessageKey, params?: Record<string, Html>): Html;
+}
+
+const messagesByLanguage = new Map<Language, Messages>();
+
+export function messagesIn(lang: Language): Messages {
+  let messages = messagesByLanguage.get(lang);
+  if (messages === undefined) {
+    messages = {
+      text: (key, params) => message(lang, key, params),
+      html: (key, params) => messageFragment(lang, key, params),
+    };
+    messagesByLanguage.set(lang, messages);
+  }
+  return messages;
 }
 
 function fill(text: string, params: Record<string, string>): string {
