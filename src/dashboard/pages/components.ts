@@ -22,7 +22,10 @@ export function table(opts: {
     const column = typeof c === 'string' ? { label: c } : c;
     return html`<th scope="col" ${column.opt ? html`class="opt"` : ''}>${column.label}</th>`;
   });
-  const inner = html`<table ${opts.id ? html`id="${opts.id}"` : ''} ${opts.className ? html`class="${opts.className}"` : ''}>
+  const inner = html`<table
+    ${opts.id ? html`id="${opts.id}"` : ''}
+    ${opts.className ? html`class="${opts.className}"` : ''}
+  >
     <thead>
       <tr>
         ${heads}
