@@ -15,10 +15,15 @@ import { html as send, setFlash, signedIn, userFrame } from './session.js';
 // an import (decisions section 20): one of at most AT_ONCE_ROWS rows is issued at once, in the
 // request, and answered on its results page here; a larger one goes to the import workers.
 export function issuePages(app: FastifyInstance, deps: DashboardDeps) {
-  issueOneRoutes(app, deps);
-  uploadRoutes(app, deps);
-  uploadResultsRoutes(app, deps);
+  const kit = routeKit(app, deps);
+  const choice = templateChoice(deps);
+  issueOneRoutes(app, deps, kit, choice);
+  uploadRoutes(app, deps, kit, choice);
+  uploadResultsRoutes(app, deps, kit);
 }
+
+type Kit = ReturnType<typeof routeKit>;
+type Choice = ReturnType<typeof templateChoice>;
 
 function templateChoice(deps: DashboardDeps) {
   const { templates } = deps.services;
@@ -30,10 +35,8 @@ function templateChoice(deps: DashboardDeps) {
   };
 }
 
-function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps) {
+function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
   const { issue } = deps.services;
-  const kit = routeKit(app, deps);
-  const choice = templateChoice(deps);
 
   kit.page('/certificates/new', async (request, reply) => {
     const { accountId } = signedIn(request).user;
@@ -87,10 +90,8 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps) {
   });
 }
 
-function uploadRoutes(app: FastifyInstance, deps: DashboardDeps) {
+function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
   const { imports } = deps.services;
-  const kit = routeKit(app, deps);
-  const choice = templateChoice(deps);
 
   kit.page('/certificates/upload', async (request, reply) => {
     const { accountId } = signedIn(request).user;
@@ -143,9 +144,8 @@ function uploadRoutes(app: FastifyInstance, deps: DashboardDeps) {
 }
 
 // The results of an upload issued at once: its page, "Email all created", its PDFs and its CSV.
-function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps) {
+function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit) {
   const { certificates, imports, templates } = deps.services;
-  const kit = routeKit(app, deps);
   const base = '/certificates/upload/results/:id';
 
   // An upload of the account issued at once (an import of more rows has its own page).

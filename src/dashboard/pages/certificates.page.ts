@@ -1,8 +1,8 @@
 import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
-import { dateTime, html, notice, page, typed, type Flash } from '../html.js';
+import { dateTime, html, typed, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
-import { badge, emptyState, pager, table } from './components.js';
+import { badge, emptyState, pager, select, table, titledPage } from './components.js';
 
 // The list of the account's certificates, its search and its pages.
 
@@ -35,12 +35,11 @@ export function certificatesPage(opts: {
     ...(opts.search ? { q: opts.search } : {}),
   }).toString();
   const zipLink = `/dashboard/certificates/pdfs.zip${zipQuery ? `?${zipQuery}` : ''}`;
-  const options = ['', 'Issued', 'Revoked', 'Draft'].map(
-    (s) =>
-      html`<option value="${s}" ${opts.status === s || (!opts.status && !s) ? html` selected` : ''}>
-        ${s || 'All'}
-      </option>`,
-  );
+  const options = ['', 'Issued', 'Revoked', 'Draft'].map((s) => ({
+    value: s,
+    label: s || 'All',
+    selected: opts.status === s || (!opts.status && !s),
+  }));
   const rows = data.map(
     (c) =>
       html`<tr data-certificate-id="${c.id}">
@@ -66,13 +65,12 @@ export function certificatesPage(opts: {
           columns: ['Recipient', 'Status', { label: 'Issued', opt: true }, { label: 'Code', opt: true }],
           rows,
         });
-  return page({
+  return titledPage({
     title: 'Certificates',
     section: 'certificates',
     user: opts.user,
-    body: html`<h1>Certificates</h1>
-      ${notice(opts.flash)}
-      <div class="actions">
+    flash: opts.flash,
+    body: html` <div class="actions">
         <a class="button" href="/dashboard/certificates/new">Issue one</a
         ><a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
       </div>
@@ -88,12 +86,7 @@ export function certificatesPage(opts: {
               placeholder="Name, or an email address"
             />
           </div>
-          <div>
-            <label for="status">Status</label
-            ><select id="status" name="status">
-              ${options}
-            </select>
-          </div>
+          ${select('status', 'Status', options)}
           <button type="submit">Show</button>
         </form>
         <p class="small muted" id="total">

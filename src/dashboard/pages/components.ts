@@ -1,7 +1,7 @@
-import { csrfField, html, type Html } from '../html.js';
+import { csrfField, html, notice, page, type Flash, type Html, type PageFrame } from '../html.js';
 
-// The pieces the dashboard's pages share: a table of rows, what a list says when it is empty,
-// the pager of a long list, a confirmation form, and a badge.
+// The pieces the dashboard's pages share: a page under its heading, a table of rows, what a list says when it is empty,
+// the pager of a long list, a filter's choice, a confirmation form, and a badge.
 
 export interface Column {
   label: string | Html;
@@ -63,6 +63,20 @@ export function pager(p: { page: number; totalPages: number }, link: (page: numb
   </nav>`;
 }
 
+// A labelled choice of a filter form (its name is its id).
+export function select(
+  name: string,
+  label: string,
+  options: { value: string; label: string; selected: boolean }[],
+): Html {
+  return html`<div>
+    <label for="${name}">${label}</label
+    ><select id="${name}" name="${name}">
+      ${options.map((o) => html`<option value="${o.value}" ${o.selected ? html` selected` : ''}>${o.label}</option>`)}
+    </select>
+  </div>`;
+}
+
 // The form of a page that asks "are you sure?": the danger button, and Cancel back to `cancel`.
 export function confirmForm(opts: { action: string; csrf: string; button: string; cancel: string }): Html {
   return html`<form method="post" action="${opts.action}">
@@ -74,6 +88,18 @@ export function confirmForm(opts: { action: string; csrf: string; button: string
   </form>`;
 }
 
-export function badge(status: string): Html {
-  return html`<span class="badge ${status}">${status}</span>`;
+// A state in its colour (the class), named by `text` when the colour is another state's.
+export function badge(status: string, text = status): Html {
+  return html`<span class="badge ${status}">${text}</span>`;
+}
+
+// A page of the signed-in user under its heading (its title unless told), then the message left
+// for it (a flash), then its body.
+export function titledPage(opts: PageFrame & { heading?: Html; flash: Flash | undefined }): string {
+  const { heading, flash, body, ...frame } = opts;
+  return page({
+    ...frame,
+    body: html`<h1>${heading ?? frame.title}</h1>
+      ${notice(flash)} ${body}`,
+  });
 }

@@ -1,8 +1,8 @@
 import type { TemplateView } from '../../modules/templates/templates.schemas.js';
 import { AT_ONCE_ROWS, type ImportView, type RowView } from '../../modules/imports/imports.service.js';
-import { csrfField, html, notice, page, typed, type Flash, type Html } from '../html.js';
+import { csrfField, html, page, typed, type Flash, type Html } from '../html.js';
 import type { userFrame } from '../session.js';
-import { badge, table } from './components.js';
+import { badge, select, table, titledPage } from './components.js';
 
 // Issuing from the dashboard: one certificate from a form, many from a CSV file, and the results
 // of a file issued at once.
@@ -19,16 +19,9 @@ function templateChooser(action: string, templates: TemplateView[], chosen?: Tem
       </p>
     </div>`;
   }
-  const options = templates.map(
-    (t) => html`<option value="${t.id}" ${t.id === chosen?.id ? html` selected` : ''}>${t.name}</option>`,
-  );
+  const options = templates.map((t) => ({ value: t.id, label: t.name, selected: t.id === chosen?.id }));
   return html`<form class="card filters" method="get" action="${action}">
-    <div>
-      <label for="templateId">Template</label
-      ><select id="templateId" name="templateId">
-        ${options}
-      </select>
-    </div>
+    ${select('templateId', 'Template', options)}
     <button type="submit" class="secondary">${chosen ? 'Change template' : 'Choose'}</button>
   </form>`;
 }
@@ -194,13 +187,12 @@ export function resultsPage(opts: {
         ${r.status === 'created' ? html`<a href="/dashboard/certificates/${r.certificateId}">${r.uniqueCode}</a>` : html`<span class="reason">${r.reason}</span>`}
       </td>
     </tr>`;
-  return page({
+  return titledPage({
     title: 'Upload results',
     section: 'certificates',
     user: opts.user,
-    body: html`<h1>Upload results</h1>
-      ${notice(opts.flash)}
-      <div class="notice ${b.failed ? 'warn' : 'ok'}" role="status" id="batch-summary">
+    flash: opts.flash,
+    body: html` <div class="notice ${b.failed ? 'warn' : 'ok'}" role="status" id="batch-summary">
         <strong id="created-count">${b.created}</strong> created,
         <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${opts.templateName}</bdi>.
       </div>

@@ -124,7 +124,7 @@ const RESULT_HEADER = [
   'reason',
 ];
 
-export function createImportsService(deps: {
+interface ImportsDeps {
   db: Db;
   issue: IssueService;
   /** The account acting (for the quota and plan), as the dashboard builds it. */
@@ -134,42 +134,49 @@ export function createImportsService(deps: {
   now: () => Date;
   /** Told when a job is created, so this process's worker starts at once. */
   onCreated?: () => void;
-}) {
-  const { db } = deps;
+}
 
-  // Issues a claimed chunk in its transaction (`tx`), with its rows' results; false when the
-  // import's template was archived or deleted (nothing was issued). Throws ImportStopped when the
-  // import was cancelled (or failed) meanwhile: the caller rolls the chunk back.
-  async function issueChunk(tx: Queryable, chunk: repo.ClaimedChunk): Promise<boolean> {
-    const rows = await repo.chunkRows(tx, chunk);
-    const principal = await deps.principalOf(chunk.accountId, chunk.importId);
-    let outcome;
-    try {
-      outcome = await deps.issue.issueBatch(
-        principal,
-        chunk.templateId,
-        rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
-        { tx },
-      );
-    } catch (err) {
-      if (err instanceof NotFoundError) return false;
-      throw err;
-    }
-    const results: repo.RowResult[] = outcome.results.map((item, i) =>
-      item.status === 'created'
-        ? {
-            rowNo: rows[i]!.rowNo,
-            status: 'created',
-            certificateId: item.certificate.id,
-            uniqueCode: item.certificate.uniqueCode,
-          }
-        : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
+// Issues a claimed chunk in its transaction (`tx`), with its rows' results; false when the
+// import's template was archived or deleted (nothing was issued). Throws ImportStopped when the
+// import was cancelled (or failed) meanwhile: the caller rolls the chunk back.
+async function issueClaimedChunk(
+  deps: ImportsDeps,
+  tx: Queryable,
+  chunk: repo.ClaimedChunk,
+): Promise<boolean> {
+  const rows = await repo.chunkRows(tx, chunk);
+  const principal = await deps.principalOf(chunk.accountId, chunk.importId);
+  let outcome;
+  try {
+    outcome = await deps.issue.issueBatch(
+      principal,
+      chunk.templateId,
+      rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+      { tx },
     );
-    const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
-    // Cancelled (or failed) while this chunk was issued: none of it may stay.
-    if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
-    return true;
+  } catch (err) {
+    if (err instanceof NotFoundError) return false;
+    throw err;
   }
+  const results: repo.RowResult[] = outcome.results.map((item, i) =>
+    item.status === 'created'
+      ? {
+          rowNo: rows[i]!.rowNo,
+          status: 'created',
+          certificateId: item.certificate.id,
+          uniqueCode: item.certificate.uniqueCode,
+        }
+      : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
+  );
+  const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
+  // Cancelled (or failed) while this chunk was issued: none of it may stay.
+  if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
+  return true;
+}
+
+export function createImportsService(deps: ImportsDeps) {
+  const issueChunk = (tx: Queryable, chunk: repo.ClaimedChunk) => issueClaimedChunk(deps, tx, chunk);
+  const { db } = deps;
 
   return {
     async create(input: NewImport): Promise<ImportView> {
