@@ -15,6 +15,7 @@ import type { DashboardDeps } from './deps.js';
 import { guardDownloads } from './downloads.js';
 import { keysRoutes } from './keys.routes.js';
 import { importsPages } from './imports.routes.js';
+import { issuePages } from './issue.routes.js';
 import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
@@ -163,6 +164,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   studioRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
+  issuePages(app, deps);
   importsPages(app, deps);
   settingsRoutes(app, deps);
 }

@@ -1,5 +1,9 @@
-import type { FastifyRequest, RouteOptions } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ForbiddenError } from '../platform/errors.js';
+import { zipStream, type ZipEntry } from '../platform/zip.js';
+
+// The dashboard's downloads: the guard of those that count, and the answers of the ZIP and CSV files.
 
 // Decisions section 25: dashboard downloads stay GETs and count each PDF as a download, so a link
 // on another site must not be able to move an account's counters. The session cookie is
@@ -35,4 +39,22 @@ export function guardDownloads(route: RouteOptions): void {
   if (!methods.some((m) => m === 'GET' || m === 'HEAD') || !COUNTS_DOWNLOADS.test(route.url)) return;
   const rest = route.preHandler === undefined ? [] : [route.preHandler].flat();
   route.preHandler = [onlyFromThisSite, ...rest];
+}
+
+// A ZIP of PDFs (certificates.pdfEntries), streamed while it is read.
+export function sendZip(reply: FastifyReply, fileName: string, entries: AsyncIterable<ZipEntry>) {
+  return reply
+    .header('Content-Disposition', `attachment; filename="${fileName}"`)
+    .header('Cache-Control', 'private, no-store')
+    .type('application/zip')
+    .send(Readable.from(zipStream(entries)));
+}
+
+// A results CSV (a string, or read a page at a time).
+export function sendCsv(reply: FastifyReply, fileName: string, body: string | AsyncIterable<string>) {
+  return reply
+    .header('Content-Disposition', `attachment; filename="${fileName}"`)
+    .header('Cache-Control', 'private, no-store')
+    .type('text/csv; charset=utf-8')
+    .send(typeof body === 'string' ? body : Readable.from(body));
 }

@@ -1,13 +1,12 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../platform/errors.js';
 import type { ImportView } from '../modules/imports/imports.service.js';
-import { zipStream } from '../platform/zip.js';
 import type { DashboardDeps } from './deps.js';
+import { sendCsv, sendZip } from './downloads.js';
 import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
 import { pathId } from './params.js';
 import { importPage, importsPage } from './pages/imports.page.js';
-import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+import { flashOutcome, pageFrame, routeKit } from './routes.js';
+import { setFlash, signedIn } from './session.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
@@ -20,50 +19,46 @@ function cancelledText(imp: ImportView): string {
   );
 }
 
+// What "Email all created" says when it queued them (an import's page, an upload's results).
+export function emailedText(queued: number): string {
+  return `${count(queued)} certificate${queued === 1 ? '' : 's'} queued for email. Each certificate's page shows its send history.`;
+}
+
 // Large imports (decisions section 20): the list, one import's live page (polled progress), cancel,
 // and its results: the per-row CSV and the created certificates' PDFs, both streamed.
 export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates, imports, templates } = deps.services;
-  const signIn = requireSignIn(deps);
+  const kit = routeKit(app, deps);
 
-  app.get('/imports', { preHandler: signIn }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    return send(
-      reply,
-      importsPage({
-        user: userFrame(request, reply),
-        flash: takeFlash(request),
-        imports: await imports.list(accountId),
-      }),
-    );
-  });
+  kit.page('/imports', async (request, reply) =>
+    importsPage({
+      ...pageFrame(request, reply),
+      imports: await imports.list(signedIn(request).user.accountId),
+    }),
+  );
 
-  app.get('/imports/:id', { preHandler: signIn }, async (request, reply) => {
+  kit.page('/imports/:id', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const imp = await imports.get(accountId, pathId(request));
     const template = await templates.get(accountId, imp.templateId).catch(() => undefined);
     // Its script polls progress.json.
     reply.header('Content-Security-Policy', DASHBOARD_CSP_SELF_CONNECT);
-    return send(
-      reply,
-      importPage({
-        user: userFrame(request, reply),
-        flash: takeFlash(request),
-        imp,
-        templateName: template?.name,
-        csrf: reply.generateCsrf(),
-        emailDelivery: signedIn(request).principal.emailDelivery,
-      }),
-    );
+    return importPage({
+      ...pageFrame(request, reply),
+      imp,
+      templateName: template?.name,
+      csrf: reply.generateCsrf(),
+      emailDelivery: signedIn(request).principal.emailDelivery,
+    });
   });
 
   // What the page's script polls: the import's counters, never its rows.
-  app.get('/imports/:id/progress.json', { preHandler: signIn }, async (request, reply) => {
+  app.get('/imports/:id/progress.json', { preHandler: kit.signIn }, async (request, reply) => {
     const imp = await imports.get(signedIn(request).user.accountId, pathId(request));
     return reply.header('Cache-Control', 'no-store').send(imp);
   });
 
-  app.post('/imports/:id/cancel', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+  app.post('/imports/:id/cancel', { preHandler: kit.csrf }, async (request, reply) => {
     // The counts read after the cancel are final: a chunk being issued meanwhile either committed
     // first (and is counted) or rolls back (imports.repository.ts, finishChunk).
     const imp = await imports.cancel(signedIn(request).user.accountId, pathId(request));
@@ -74,40 +69,24 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
     return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
   });
 
-  app.post('/imports/:id/email', { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
-    const s = signedIn(request);
+  app.post('/imports/:id/email', { preHandler: kit.csrf }, async (request, reply) => {
     const id = pathId(request);
-    try {
-      const queued = await imports.emailAll(s.principal, id);
-      setFlash(request, {
-        kind: 'ok',
-        text: `${queued.toLocaleString('en-US')} certificate${queued === 1 ? '' : 's'} queued for email. Each certificate's page shows its send history.`,
-      });
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code === 'not_found') throw err;
-      setFlash(request, { kind: 'error', text: `Not emailed: ${err.message}` });
-    }
+    await flashOutcome(request, 'Not emailed', async () =>
+      emailedText(await imports.emailAll(signedIn(request).principal, id)),
+    );
     return reply.redirect(`/dashboard/imports/${id}`, 303);
   });
 
-  app.get('/imports/:id/results.csv', { preHandler: signIn }, async (request, reply) => {
+  app.get('/imports/:id/results.csv', { preHandler: kit.signIn }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     await imports.get(accountId, id);
-    return reply
-      .header('Content-Disposition', 'attachment; filename="import-results.csv"')
-      .header('Cache-Control', 'private, no-store')
-      .type('text/csv; charset=utf-8')
-      .send(Readable.from(imports.resultsCsv(accountId, id)));
+    return sendCsv(reply, 'import-results.csv', imports.resultsCsv(accountId, id));
   });
 
-  app.get('/imports/:id/pdfs.zip', { preHandler: signIn }, async (request, reply) => {
+  app.get('/imports/:id/pdfs.zip', { preHandler: kit.signIn }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const ids = await imports.createdIds(accountId, pathId(request));
-    return reply
-      .header('Content-Disposition', 'attachment; filename="import-certificates.zip"')
-      .header('Cache-Control', 'private, no-store')
-      .type('application/zip')
-      .send(Readable.from(zipStream(certificates.pdfEntries(accountId, ids))));
+    return sendZip(reply, 'import-certificates.zip', certificates.pdfEntries(accountId, ids));
   });
 }

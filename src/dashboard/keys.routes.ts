@@ -4,11 +4,12 @@ import type { DashboardDeps } from './deps.js';
 import type { Flash } from './html.js';
 import { confirmRevokeKeyPage, keysPage } from './pages/keys.page.js';
 import { formList, pathId } from './params.js';
-import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+import { routeKit } from './routes.js';
+import { html as send, setFlash, signedIn, takeFlash, userFrame } from './session.js';
 
 export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const keys = deps.services.keys;
-  const signIn = requireSignIn(deps);
+  const kit = routeKit(app, deps);
   const base = '/settings/api-keys';
 
   const listPage = async (
@@ -23,13 +24,11 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
       created: extra.created,
     });
 
-  app.get(base, { preHandler: signIn }, async (request, reply) =>
-    send(reply, await listPage(request, reply)),
-  );
+  kit.page(base, (request, reply) => listPage(request, reply));
 
   // The new key is shown in this answer only, never stored (the database keeps its hash alone) and
   // never cached. Reloading asks the browser to send the form again, which makes another key.
-  app.post(base, { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+  app.post(base, { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const scopes = formList(request, 'scopes');
@@ -53,15 +52,15 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
     }
   });
 
-  app.get(`${base}/:id/revoke`, { preHandler: signIn }, async (request, reply) => {
+  kit.page(`${base}/:id/revoke`, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     const key = (await keys.list(accountId)).find((k) => k.id === id && !k.revokedAt);
     if (!key) throw new NotFoundError('API key');
-    return send(reply, confirmRevokeKeyPage({ user: userFrame(request, reply), key }));
+    return confirmRevokeKeyPage({ user: userFrame(request, reply), key });
   });
 
-  app.post(`${base}/:id/revoke`, { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+  app.post(`${base}/:id/revoke`, { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const key = await keys.revoke(pathId(request), accountId);
     setFlash(request, {

@@ -3,28 +3,22 @@ import { ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
 import { sharingSettingsPage } from './pages/settings.page.js';
 import { form } from './params.js';
-import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+import { pageFrame, routeKit } from './routes.js';
+import { html as send, setFlash, signedIn, userFrame } from './session.js';
 
 // Settings > Sharing: the account's settings about its certificates' public life (issue 19),
 // changed through the same accounts service as the CLI's `account settings`.
 export function settingsRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const accounts = deps.services.accounts;
-  const signIn = requireSignIn(deps);
+  const kit = routeKit(app, deps);
   const path = '/settings/sharing';
 
-  app.get(path, { preHandler: signIn }, async (request, reply) => {
+  kit.page(path, async (request, reply) => {
     const account = await accounts.get(signedIn(request).user.accountId);
-    return send(
-      reply,
-      sharingSettingsPage({
-        user: userFrame(request, reply),
-        flash: takeFlash(request),
-        settings: account.settings,
-      }),
-    );
+    return sharingSettingsPage({ ...pageFrame(request, reply), settings: account.settings });
   });
 
-  app.post(path, { preHandler: [signIn, app.csrfProtection] }, async (request, reply) => {
+  app.post(path, { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const fields = form(request);
     const linkedinOrganizationId = fields.linkedinOrganizationId ?? '';

@@ -3,6 +3,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { galleryDesign, galleryDesigns } from '../modules/templates/gallery.js';
 import type { SampleInput } from '../modules/templates/design-preview.service.js';
+import type { WorkingTemplate } from '../modules/templates/templates.views.js';
 import { fontNames } from '../pdf/fonts.js';
 import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
@@ -10,7 +11,8 @@ import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
 import { editorPage } from './pages/editor.page.js';
 import { confirmArchivePage, galleryPage, historyPage } from './pages/studio.page.js';
 import { form, pathId } from './params.js';
-import { html as send, requireSignIn, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+import { pageFrame, routeKit } from './routes.js';
+import { html as send, setFlash, signedIn, takeFlash, userFrame } from './session.js';
 import { PDFJS_FILES, STUDIO_JS } from './studio-assets.js';
 
 // The design studio (issue 18, docs/dashboard.md): the gallery of starting designs, the editor,
@@ -53,11 +55,16 @@ function sendPdf(reply: FastifyReply, pdf: Buffer, download: boolean) {
 }
 
 export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
-  const { templates, designPreview } = deps.services;
-  const signIn = requireSignIn(deps);
-  const csrf = [signIn, app.csrfProtection];
+  studioScripts(app);
+  galleryRoutes(app, deps);
+  editorRoutes(app, deps);
+  versionRoutes(app, deps);
+}
 
-  for (const file of Object.values(PDFJS_FILES)) {
+// The editor's script and pdf.js, cached for good (their paths carry their version).
+function studioScripts(app: FastifyInstance) {
+  const scripts = [...Object.values(PDFJS_FILES), { path: STUDIO_JS.path, body: () => STUDIO_JS.body }];
+  for (const file of scripts) {
     app.get(file.path.replace('/dashboard', ''), async (_request, reply) =>
       reply
         .header('Cache-Control', 'public, max-age=31536000, immutable')
@@ -65,31 +72,24 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
         .send(await file.body()),
     );
   }
-  app.get(STUDIO_JS.path.replace('/dashboard', ''), async (_request, reply) =>
-    reply
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .type('text/javascript; charset=utf-8')
-      .send(STUDIO_JS.body),
+}
+
+// "New template": the starting designs, their previews, and a new draft from one of them.
+function galleryRoutes(app: FastifyInstance, deps: DashboardDeps) {
+  const { templates, designPreview } = deps.services;
+  const kit = routeKit(app, deps);
+
+  kit.page('/templates/new', async (request, reply) =>
+    galleryPage({ ...pageFrame(request, reply), designs: await galleryDesigns() }),
   );
 
-  app.get('/templates/new', { preHandler: signIn }, async (request, reply) =>
-    send(
-      reply,
-      galleryPage({
-        user: userFrame(request, reply),
-        flash: takeFlash(request),
-        designs: await galleryDesigns(),
-      }),
-    ),
-  );
-
-  app.get('/templates/gallery/:slug/preview.pdf', { preHandler: signIn }, async (request, reply) => {
+  app.get('/templates/gallery/:slug/preview.pdf', { preHandler: kit.signIn }, async (request, reply) => {
     const start = await galleryDesign((request.params as { slug: string }).slug);
     if (!start) throw new NotFoundError('Page');
     return sendPdf(reply, await designPreview.render(start.design), false);
   });
 
-  app.post('/templates/new', { preHandler: csrf }, async (request, reply) => {
+  app.post('/templates/new', { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const made = await templates.createFromGallery(accountId, form(request).design ?? '');
     setFlash(request, {
@@ -98,6 +98,32 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     });
     return reply.redirect(`/dashboard/templates/${made.id}/edit`, 303);
   });
+}
+
+// The JSON of the editor's form, parsed; a refusal names it.
+function designOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError([{ path: [], message: 'is not valid JSON' }], 'The design is not valid JSON.');
+  }
+}
+
+// What the editor says after a save (or a publish) from its form.
+function savedText(saved: WorkingTemplate & { saved: boolean }, publish: boolean): string {
+  const what = saved.saved
+    ? `Saved as version ${saved.latestVersion}`
+    : 'Nothing changed since the last save';
+  return publish
+    ? `${what}. Published: certificates issued from now on use version ${saved.version}.`
+    : `${what}.${saved.status === 'draft' ? ' It stays a draft until you publish it.' : ' Publish it to issue with it.'}`;
+}
+
+// The editor: its page, Save and Publish from its form, and what its script asks for (an uploaded
+// image or font, the live preview).
+function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
+  const { templates, designPreview } = deps.services;
+  const kit = routeKit(app, deps);
 
   const editor = async (
     request: FastifyRequest,
@@ -117,37 +143,18 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     });
   };
 
-  app.get('/templates/:id/edit', { preHandler: signIn }, async (request, reply) =>
-    send(reply, await editor(request, reply)),
-  );
+  kit.page('/templates/:id/edit', (request, reply) => editor(request, reply));
 
   // Save (a new version) or Publish (save if changed, then issue with it), from the form.
-  app.post('/templates/:id/edit', { preHandler: csrf }, async (request, reply) => {
+  app.post('/templates/:id/edit', { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     const fields = form(request);
     const text = fields.design ?? '';
     const publish = fields.intent === 'publish';
     try {
-      let input: unknown;
-      try {
-        input = JSON.parse(text);
-      } catch {
-        throw new ValidationError(
-          [{ path: [], message: 'is not valid JSON' }],
-          'The design is not valid JSON.',
-        );
-      }
-      const saved = await templates.saveVersion(accountId, id, input, { publish });
-      const what = saved.saved
-        ? `Saved as version ${saved.latestVersion}`
-        : 'Nothing changed since the last save';
-      setFlash(request, {
-        kind: 'ok',
-        text: publish
-          ? `${what}. Published: certificates issued from now on use version ${saved.version}.`
-          : `${what}.${saved.status === 'draft' ? ' It stays a draft until you publish it.' : ' Publish it to issue with it.'}`,
-      });
+      const saved = await templates.saveVersion(accountId, id, designOf(text), { publish });
+      setFlash(request, { kind: 'ok', text: savedText(saved, publish) });
       return reply.redirect(`/dashboard/templates/${id}/edit`, 303);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
@@ -159,63 +166,17 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
     }
   });
 
-  app.post('/templates/:id/publish', { preHandler: csrf }, async (request, reply) => {
+  app.post('/templates/:id/publish', { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const t = await templates.publish(accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `Published version ${t.version} of ${t.name}.` });
     return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
   });
 
-  app.get('/templates/:id/history', { preHandler: signIn }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    const id = pathId(request);
-    const working = await templates.working(accountId, id);
-    return send(
-      reply,
-      historyPage({
-        user: userFrame(request, reply),
-        flash: takeFlash(request),
-        template: working,
-        versions: await templates.versions(accountId, id),
-      }),
-    );
-  });
-
-  app.post('/templates/:id/versions/:version/restore', { preHandler: csrf }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    const version = versionParam(request);
-    const t = await templates.restore(accountId, pathId(request), version);
-    setFlash(request, {
-      kind: 'ok',
-      text: `Version ${version} is restored as version ${t.latestVersion}.${t.status === 'active' ? ' Publish it to issue with it.' : ''}`,
-    });
-    return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
-  });
-
-  app.post('/templates/:id/duplicate', { preHandler: csrf }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    const copy = await templates.duplicate(accountId, pathId(request));
-    setFlash(request, { kind: 'ok', text: `${copy.name} is a new draft.` });
-    return reply.redirect(`/dashboard/templates/${copy.id}/edit`, 303);
-  });
-
-  app.get('/templates/:id/archive', { preHandler: signIn }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    const working = await templates.working(accountId, pathId(request));
-    return send(reply, confirmArchivePage({ user: userFrame(request, reply), template: working }));
-  });
-
-  app.post('/templates/:id/archive', { preHandler: csrf }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    const t = await templates.archiveOwned(accountId, pathId(request));
-    setFlash(request, { kind: 'ok', text: `${t.name} is archived: nothing more can be issued with it.` });
-    return reply.redirect('/dashboard/templates', 303);
-  });
-
   // An image or a font for the design being edited (multipart: kind, file), checked and decoded,
   // answered as JSON { src, width?, height? } for the editor to put into the design; nothing is
   // stored, and the design changes only when it is saved. A refusal is the error page (422, 413).
-  app.post('/templates/:id/uploads', { preHandler: csrf }, async (request, reply) => {
+  app.post('/templates/:id/uploads', { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     await templates.working(accountId, pathId(request));
     const file = (request.body as { file?: MultipartFile } | undefined)?.file;
@@ -237,12 +198,60 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   // The editor's live preview: the design being edited (saved or not) with the sample values, as
   // JSON { design, sample }. A POST for its size; it changes nothing but still needs the token.
-  app.post('/templates/:id/preview.pdf', { preHandler: csrf }, async (request, reply) => {
+  app.post('/templates/:id/preview.pdf', { preHandler: kit.csrf }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     await templates.working(accountId, pathId(request));
     const body = (request.body ?? {}) as { design?: unknown; sample?: Record<string, unknown> };
     const design = await templates.parse(body.design);
     return sendPdf(reply, await designPreview.render(design, sampleInput(body.sample ?? {})), false);
+  });
+}
+
+// A template's versions (history, restore), its copy, and archiving it.
+function versionRoutes(app: FastifyInstance, deps: DashboardDeps) {
+  const { templates } = deps.services;
+  const kit = routeKit(app, deps);
+
+  kit.page('/templates/:id/history', async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const id = pathId(request);
+    const working = await templates.working(accountId, id);
+    return historyPage({
+      ...pageFrame(request, reply),
+      template: working,
+      versions: await templates.versions(accountId, id),
+    });
+  });
+
+  app.post('/templates/:id/versions/:version/restore', { preHandler: kit.csrf }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const version = versionParam(request);
+    const t = await templates.restore(accountId, pathId(request), version);
+    setFlash(request, {
+      kind: 'ok',
+      text: `Version ${version} is restored as version ${t.latestVersion}.${t.status === 'active' ? ' Publish it to issue with it.' : ''}`,
+    });
+    return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
+  });
+
+  app.post('/templates/:id/duplicate', { preHandler: kit.csrf }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const copy = await templates.duplicate(accountId, pathId(request));
+    setFlash(request, { kind: 'ok', text: `${copy.name} is a new draft.` });
+    return reply.redirect(`/dashboard/templates/${copy.id}/edit`, 303);
+  });
+
+  kit.page('/templates/:id/archive', async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const working = await templates.working(accountId, pathId(request));
+    return confirmArchivePage({ user: userFrame(request, reply), template: working });
+  });
+
+  app.post('/templates/:id/archive', { preHandler: kit.csrf }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const t = await templates.archiveOwned(accountId, pathId(request));
+    setFlash(request, { kind: 'ok', text: `${t.name} is archived: nothing more can be issued with it.` });
+    return reply.redirect('/dashboard/templates', 303);
   });
 }
 

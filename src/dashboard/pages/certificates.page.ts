@@ -1,11 +1,11 @@
 import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
-import type { PdfCertificateView } from '../../modules/proof/signing-keys.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
-import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
-import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
-import { html, type Html } from '../../platform/html.js';
+import { dateTime, typed, type Flash } from '../html.js';
+import { html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
-import { REASON_MAX_LENGTH } from '../../platform/limits.js';
+import { badge, emptyState, pager, select, table, titledPage } from './components.js';
+
+// The list of the account's certificates, its search and its pages.
 
 export const PER_PAGE = 25;
 
@@ -23,10 +23,6 @@ function query(params: Record<string, string | number | undefined>): string {
   return s ? `?${s}` : '';
 }
 
-function badge(status: string): Html {
-  return html`<span class="badge ${status}">${status}</span>`;
-}
-
 export function certificatesPage(opts: {
   user: User;
   flash?: Flash;
@@ -40,12 +36,11 @@ export function certificatesPage(opts: {
     ...(opts.search ? { q: opts.search } : {}),
   }).toString();
   const zipLink = `/dashboard/certificates/pdfs.zip${zipQuery ? `?${zipQuery}` : ''}`;
-  const options = ['', 'Issued', 'Revoked', 'Draft'].map(
-    (s) =>
-      html`<option value="${s}" ${opts.status === s || (!opts.status && !s) ? html` selected` : ''}>
-        ${s || 'All'}
-      </option>`,
-  );
+  const options = ['', 'Issued', 'Revoked', 'Draft'].map((s) => ({
+    value: s,
+    label: s || 'All',
+    selected: opts.status === s || (!opts.status && !s),
+  }));
   const rows = data.map(
     (c) =>
       html`<tr data-certificate-id="${c.id}">
@@ -60,33 +55,23 @@ export function certificatesPage(opts: {
   );
   const link = (page: number) =>
     `/dashboard/certificates${query({ status: opts.status, q: opts.search, page })}`;
-  const table =
+  const list =
     data.length === 0
-      ? html`<p class="muted" id="no-results">
-          ${opts.search || opts.status ? 'No certificates match.' : 'No certificates yet.'}
-        </p>`
-      : html`<div class="table-wrap">
-          <table id="certificates">
-            <thead>
-              <tr>
-                <th scope="col">Recipient</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="opt">Issued</th>
-                <th scope="col" class="opt">Code</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>`;
-  return page({
+      ? emptyState(
+          opts.search || opts.status ? 'No certificates match.' : 'No certificates yet.',
+          'no-results',
+        )
+      : table({
+          id: 'certificates',
+          columns: ['Recipient', 'Status', { label: 'Issued', opt: true }, { label: 'Code', opt: true }],
+          rows,
+        });
+  return titledPage({
     title: 'Certificates',
     section: 'certificates',
     user: opts.user,
-    body: html`<h1>Certificates</h1>
-      ${notice(opts.flash)}
-      <div class="actions">
+    flash: opts.flash,
+    body: html` <div class="actions">
         <a class="button" href="/dashboard/certificates/new">Issue one</a
         ><a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
       </div>
@@ -102,12 +87,7 @@ export function certificatesPage(opts: {
               placeholder="Name, or an email address"
             />
           </div>
-          <div>
-            <label for="status">Status</label
-            ><select id="status" name="status">
-              ${options}
-            </select>
-          </div>
+          ${select('status', 'Status', options)}
           <button type="submit">Show</button>
         </form>
         <p class="small muted" id="total">
@@ -125,249 +105,7 @@ export function certificatesPage(opts: {
               : ''
           }
         </p>
-        ${table}
-        <nav class="pager" aria-label="Pages">
-          ${p.page > 1 ? html`<a class="button secondary" href="${link(p.page - 1)}" rel="prev">Previous</a>` : html`<span></span>`}
-          <span class="small">Page ${p.page} of ${Math.max(1, p.totalPages)}</span>
-          ${p.page < p.totalPages ? html`<a class="button secondary" href="${link(p.page + 1)}" rel="next">Next</a>` : html`<span></span>`}
-        </nav>
-      </section>`,
-  });
-}
-
-function historyTable(history: EmailSendView[], total: number): Html {
-  if (history.length === 0) return html`<p class="muted">Not sent yet.</p>`;
-  return html`<div class="table-wrap">
-      <table id="send-history">
-        <thead>
-          <tr>
-            <th scope="col">To</th>
-            <th scope="col">Status</th>
-            <th scope="col">Queued</th>
-            <th scope="col" class="opt">Sent</th>
-            <th scope="col" class="opt">Attempts</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${history.map(
-            (e) =>
-              html`<tr>
-                <td>
-                  ${e.recipientEmail}${e.lastError ? html`<div class="small muted">${e.lastError}</div>` : ''}
-                </td>
-                <td>${badge(e.status)}</td>
-                <td class="small">${dateTime(e.createdAt)}</td>
-                <td class="small opt">${e.sentAt ? dateTime(e.sentAt) : ''}</td>
-                <td class="num opt">${e.attempts}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>
-    ${total > history.length ? html`<p class="small muted">The ${history.length} newest of ${total} sends.</p>` : ''}`;
-}
-
-// The corrected recipient, prefilled with the certificate's values (the same fields as issuing one).
-function reissueFields(
-  c: CertificateView,
-  fields: { key: string; label: string; required: boolean }[],
-  csrf: string,
-): Html {
-  const data = c.data as Record<string, unknown>;
-  return html`<form method="post" action="/dashboard/certificates/${c.id}/reissue" id="reissue-form">
-    ${csrfField(csrf)}
-    <p class="hint">
-      A new certificate, with a new code and PDF, replaces this one, which is revoked with the public reason
-      "Superseded by &lt;new code&gt;" and links the new one. No quota is used.
-    </p>
-    <label for="reissue-name">Recipient name</label>
-    <input type="text" id="reissue-name" name="name" value="${c.recipientName}" required dir="auto" />
-    <label for="reissue-email">Recipient email</label>
-    <input type="email" id="reissue-email" name="email" value="${c.recipientEmail}" required />
-    ${fields.map(
-      (f) =>
-        html`<label for="reissue-data-${f.key}"
-            >${f.label}${f.required ? '' : html` <span class="hint">Optional</span>`}</label
-          >
-          <input
-            type="text"
-            id="reissue-data-${f.key}"
-            name="data.${f.key}"
-            value="${data[f.key] === undefined ? '' : String(data[f.key])}"
-            ${f.required ? html` required` : ''}
-            dir="auto"
-          />`,
-    )}
-    <div class="actions"><button type="submit">Correct and reissue</button></div>
-  </form>`;
-}
-
-export function certificatePage(opts: {
-  user: User;
-  flash?: Flash;
-  certificate: CertificateView;
-  templateName?: string;
-  /** The version of the template's design it was issued from (null: not recorded). */
-  templateVersion?: number | null;
-  history: EmailSendView[];
-  historyTotal: number;
-  emailDelivery: boolean;
-  signed: boolean;
-  /** The certificate that signed the frozen PDF; none for PDFs frozen before signing. */
-  pdfSigner: PdfCertificateView | undefined;
-  /** The fields of the certificate's template (current version); none when it is archived. */
-  templateFields?: { key: string; label: string; required: boolean }[];
-}): string {
-  const c = opts.certificate;
-  const pdf = `/dashboard/certificates/${c.id}/pdf`;
-  const issued = c.status === 'Issued';
-  const sendForm = !opts.emailDelivery
-    ? html`<p class="muted">Email delivery is not included in this account's plan.</p>`
-    : !issued
-      ? html`<p class="muted">A ${c.status} certificate cannot be emailed.</p>`
-      : html`<form method="post" action="/dashboard/certificates/${c.id}/send">
-          ${csrfField(opts.user.csrf)}
-          <label for="recipientEmail"
-            >Send to another address
-            <span class="hint">Optional: leave empty to send to ${c.recipientEmail}.</span></label
-          >
-          <input type="email" id="recipientEmail" name="recipientEmail" autocomplete="off" />
-          <div class="actions"><button type="submit">Send by email</button></div>
-        </form>`;
-  const revokeForm = issued
-    ? html`<form method="post" action="/dashboard/certificates/${c.id}/revoke">
-        ${csrfField(opts.user.csrf)}
-        <label for="reason"
-          >Reason
-          <span class="hint"
-            >Optional, at most ${REASON_MAX_LENGTH} characters. <strong>Public:</strong> the verification page
-            shows it to anyone with the code.</span
-          ></label
-        >
-        <textarea id="reason" name="reason" maxlength="${REASON_MAX_LENGTH}" dir="auto"></textarea>
-        <label class="check"
-          ><input type="checkbox" name="confirm" value="yes" required /> I understand that revocation is
-          permanent.</label
-        >
-        <div class="actions"><button type="submit" class="danger">Revoke the certificate</button></div>
-      </form>`
-    : html`<p class="muted">
-        ${c.status === 'Revoked' ? 'This certificate is revoked; revocation is permanent.' : 'Only an Issued certificate can be revoked.'}
-      </p>`;
-  const reissueForm = !issued
-    ? html`<p class="muted">Only an Issued certificate can be corrected and reissued.</p>`
-    : !opts.templateFields
-      ? html`<p class="muted">Its template is archived: this certificate cannot be reissued from it.</p>`
-      : reissueFields(c, opts.templateFields, opts.user.csrf);
-  return page({
-    title: `Certificate for ${c.recipientName}`,
-    section: 'certificates',
-    user: opts.user,
-    body: html`<p class="small"><a href="/dashboard/certificates">← All certificates</a></p>
-      <h1>Certificate for ${typed(c.recipientName)}</h1>
-      ${notice(opts.flash)}
-      <section class="card" aria-labelledby="facts-title">
-        <h2 id="facts-title">Details</h2>
-        <dl class="facts">
-          <dt>Status</dt>
-          <dd id="status">${badge(c.status)}</dd>
-          <dt>Recipient</dt>
-          <dd>${typed(c.recipientName)} · ${c.recipientEmail}</dd>
-          <dt>Template</dt>
-          <dd>
-            ${opts.templateName ? typed(opts.templateName) : html`<span class="muted">archived</span>`}
-            ${
-              opts.templateVersion
-                ? html` ·
-                    <a href="/dashboard/templates/${c.templateId}/history"
-                      >design version ${opts.templateVersion}</a
-                    >`
-                : ''
-            }
-          </dd>
-          ${Object.entries(c.data).map(([k, v]) => {
-            // The template's label; a key it does not show (or an archived template's) as it is.
-            const label = opts.templateFields?.find((f) => f.key === k)?.label;
-            return html`<dt>${label ? typed(label) : html`<code>${k}</code>`}</dt>
-              <dd dir="auto">${String(v)}</dd>`;
-          })}
-          <dt>Issued</dt>
-          <dd>${dateTime(c.issuedAt)}</dd>
-          ${
-            c.expiresAt
-              ? html`<dt>Expires</dt>
-                  <dd id="expires-at">${dateTime(c.expiresAt)}</dd>`
-              : ''
-          }
-          ${
-            c.revokedAt
-              ? html`<dt>Revoked</dt>
-                  <dd>
-                    ${dateTime(c.revokedAt)}${c.revocationReason ? html` · <span dir="auto">${c.revocationReason}</span>` : ''}
-                  </dd>`
-              : ''
-          }
-          <dt>Code</dt>
-          <dd class="mono">${c.uniqueCode}</dd>
-          <dt>Verification</dt>
-          <dd>
-            <a id="verification-url" href="${c.verificationUrl}" target="_blank" rel="noopener"
-              >${c.verificationUrl}</a
-            >
-          </dd>
-          <dt>Digital signature</dt>
-          <dd id="signature" data-signed="${String(opts.signed)}">
-            ${
-              opts.signed
-                ? html`Signed: an Open Badges 3.0 credential that verifies without this service.
-                    <a id="credential-download" href="/dashboard/certificates/${c.id}/credential" download
-                      >Download the credential</a
-                    >`
-                : html`Not signed: issued before certificates were signed (<code
-                      >certsvc credentials backfill</code
-                    >
-                    signs it).`
-            }
-          </dd>
-          <dt>Signed PDF</dt>
-          <dd id="pdf-signature" data-signed="${String(opts.pdfSigner !== undefined)}">
-            ${
-              opts.pdfSigner
-                ? html`Signed by <bdi>${opts.pdfSigner.subject}</bdi> (${
-                      opts.pdfSigner.source === 'imported'
-                        ? 'imported certificate'
-                        : 'self-signed certificate'
-                    },
-                    SHA-256 <code class="mono small">${opts.pdfSigner.fingerprintSha256}</code>), with the
-                    credential attached as <code>credential.json</code>: PDF readers show the signature.`
-                : html`Not signed: the PDF was frozen before PDFs were signed, and stays as it was.`
-            }
-          </dd>
-          <dt>Downloads</dt>
-          <dd id="download-count">${c.downloadCount}</dd>
-          <dt>Emails</dt>
-          <dd id="email-count">${c.emailCount}</dd>
-          <dt>Verifications</dt>
-          <dd id="verification-count">${c.verificationCount}</dd>
-        </dl>
-        <div class="actions">
-          <a class="button" href="${pdf}" target="_blank" rel="noopener">View PDF</a
-          ><a class="button secondary" href="${pdf}?download=1" download>Download PDF</a>
-        </div>
-      </section>
-      <section class="card" aria-labelledby="send-title">
-        <h2 id="send-title">Send by email</h2>
-        ${sendForm}
-        <h3 class="small muted">Send history</h3>
-        ${historyTable(opts.history, opts.historyTotal)}
-      </section>
-      <section class="card" aria-labelledby="reissue-title">
-        <h2 id="reissue-title">Correct and reissue</h2>
-        ${reissueForm}
-      </section>
-      <section class="card" aria-labelledby="revoke-title">
-        <h2 id="revoke-title">Revoke</h2>
-        ${revokeForm}
+        ${list} ${pager(p, link)}
       </section>`,
   });
 }

@@ -2,12 +2,51 @@ import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues } from '../../pdf/pdf-renderer.js';
 import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
 import { PDFJS_FILES, STUDIO_JS } from '../studio-assets.js';
-import { csrfField, notice, page, typed, type Flash } from '../html.js';
-import { html, longText, safe } from '../../platform/html.js';
+import { csrfField, typed, type Flash } from '../html.js';
+import { html, longText, safe, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { titledPage } from './components.js';
 import { statusBadge } from './templates.page.js';
 
 type User = ReturnType<typeof userFrame>;
+
+// The design tools, shown by the script (hidden without it).
+function toolbar(d: Design): Html {
+  return html`<div class="studio-toolbar" role="toolbar" aria-label="Design tools" hidden>
+    <button type="button" class="secondary" data-action="undo" disabled>Undo</button>
+    <button type="button" class="secondary" data-action="redo" disabled>Redo</button>
+    <button type="button" class="secondary" data-action="add-text">Add text</button>
+    <button type="button" class="secondary" data-action="add-rect">Add rectangle</button>
+    <button type="button" class="secondary" data-action="add-qr">Add QR code</button>
+    <button type="button" class="secondary" data-action="duplicate" disabled>Duplicate element</button>
+    <button type="button" class="secondary" data-action="delete" disabled>Delete element</button>
+    <label class="inline"
+      >Page
+      <select data-action="page-size">
+        <option value="842x595">A4 landscape</option>
+        <option value="595x842">A4 portrait</option>
+        <option value="792x612">US Letter landscape</option>
+        <option value="612x792">US Letter portrait</option>
+      </select></label
+    >
+    <label class="inline"
+      >Add image <input type="file" accept="image/png,image/jpeg" data-upload="image"
+    /></label>
+    <label class="inline"
+      >Background image <input type="file" accept="image/png,image/jpeg" data-upload="background"
+    /></label>
+    <button type="button" class="secondary" data-action="remove-background" disabled>
+      Remove background image
+    </button>
+    <label class="inline"
+      >Add font <input type="file" accept=".ttf,.otf,font/ttf,font/otf" data-upload="font"
+    /></label>
+    <label class="inline"
+      >Background colour
+      <input type="color" data-action="background" value="${d.background?.color ?? '#ffffff'}"
+    /></label>
+  </div>`;
+}
 
 // The studio (issue 18). Without JavaScript it is a working page: the preview PDF in a frame, the
 // design as JSON to edit, Save and Publish, the sample values and "Download preview PDF". The
@@ -39,14 +78,14 @@ export function editorPage(opts: {
           dir="auto"
         />`,
   );
-  return page({
+  return titledPage({
     title: `Edit ${t.name}`,
     section: 'templates',
     user: opts.user,
+    flash: opts.flash,
     scripts: [`${STUDIO_JS.path}?v=${STUDIO_JS.version}`],
-    body: html`<h1>Edit ${typed(t.name)}</h1>
-      ${notice(opts.flash)}
-      <div class="actions studio-head">
+    heading: html`Edit ${typed(t.name)}`,
+    body: html` <div class="actions studio-head">
         <span class="small"
           >${statusBadge(t)} <span class="muted">version ${t.latestVersion} saved</span> ·
           <a href="${base}/history">History</a> · <a href="/dashboard/templates">All templates</a></span
@@ -66,42 +105,7 @@ export function editorPage(opts: {
         data-pdfjs-worker="${PDFJS_FILES.worker.path}"
       >
         <section class="studio-stage" aria-label="Page">
-          <div class="studio-toolbar" role="toolbar" aria-label="Design tools" hidden>
-            <button type="button" class="secondary" data-action="undo" disabled>Undo</button>
-            <button type="button" class="secondary" data-action="redo" disabled>Redo</button>
-            <button type="button" class="secondary" data-action="add-text">Add text</button>
-            <button type="button" class="secondary" data-action="add-rect">Add rectangle</button>
-            <button type="button" class="secondary" data-action="add-qr">Add QR code</button>
-            <button type="button" class="secondary" data-action="duplicate" disabled>
-              Duplicate element
-            </button>
-            <button type="button" class="secondary" data-action="delete" disabled>Delete element</button>
-            <label class="inline"
-              >Page
-              <select data-action="page-size">
-                <option value="842x595">A4 landscape</option>
-                <option value="595x842">A4 portrait</option>
-                <option value="792x612">US Letter landscape</option>
-                <option value="612x792">US Letter portrait</option>
-              </select></label
-            >
-            <label class="inline"
-              >Add image <input type="file" accept="image/png,image/jpeg" data-upload="image"
-            /></label>
-            <label class="inline"
-              >Background image <input type="file" accept="image/png,image/jpeg" data-upload="background"
-            /></label>
-            <button type="button" class="secondary" data-action="remove-background" disabled>
-              Remove background image
-            </button>
-            <label class="inline"
-              >Add font <input type="file" accept=".ttf,.otf,font/ttf,font/otf" data-upload="font"
-            /></label>
-            <label class="inline"
-              >Background colour
-              <input type="color" data-action="background" value="${d.background?.color ?? '#ffffff'}"
-            /></label>
-          </div>
+          ${toolbar(d)}
           <div class="design-canvas" data-testid="design-canvas">
             <iframe
               class="preview studio-fallback"

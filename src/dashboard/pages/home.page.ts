@@ -1,11 +1,20 @@
 import type { PdfCertificateView, SigningKeyView } from '../../modules/proof/signing-keys.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
-import { date, notice, page, type Flash } from '../html.js';
-import { html } from '../../platform/html.js';
+import { date, type Flash } from '../html.js';
+import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { titledPage } from './components.js';
 
 function number(n: number | null): string {
   return n === null ? 'No limit' : n.toLocaleString('en-US');
+}
+
+// One figure of the usage grid.
+function stat(label: string, id: string, value: string | Html, className?: string): Html {
+  return html`<div class="stat">
+    <dt>${label}</dt>
+    <dd id="${id}" ${className ? html`class="${className}"` : ''}>${value}</dd>
+  </div>`;
 }
 
 export function homePage(opts: {
@@ -23,35 +32,19 @@ export function homePage(opts: {
       : html`<div class="meter" role="img" aria-label="${share}% of the monthly quota used">
           <span class="w${Math.round(share / 5) * 5}"></span>
         </div>`;
-  return page({
+  return titledPage({
     title: 'Home',
     section: 'home',
     user: opts.user,
-    body: html`<h1>Welcome, <bdi>${opts.user.accountName}</bdi></h1>
-      ${notice(opts.flash)}
-      <section class="card" aria-labelledby="usage-title" id="usage">
+    flash: opts.flash,
+    heading: html`Welcome, <bdi>${opts.user.accountName}</bdi>`,
+    body: html` <section class="card" aria-labelledby="usage-title" id="usage">
         <h2 id="usage-title">Usage this month</h2>
         <dl class="grid">
-          <div class="stat">
-            <dt>Plan</dt>
-            <dd id="usage-plan">${tier}</dd>
-          </div>
-          <div class="stat">
-            <dt>Used</dt>
-            <dd id="usage-used">${number(c.used)}</dd>
-          </div>
-          <div class="stat">
-            <dt>Limit</dt>
-            <dd id="usage-limit">${number(c.limit)}</dd>
-          </div>
-          <div class="stat">
-            <dt>Remaining</dt>
-            <dd id="usage-remaining">${number(c.remaining)}</dd>
-          </div>
-          <div class="stat">
-            <dt>Resets on</dt>
-            <dd id="usage-reset" class="date">${date(c.resetAt)}</dd>
-          </div>
+          ${stat('Plan', 'usage-plan', tier)} ${stat('Used', 'usage-used', number(c.used))}
+          ${stat('Limit', 'usage-limit', number(c.limit))}
+          ${stat('Remaining', 'usage-remaining', number(c.remaining))}
+          ${stat('Resets on', 'usage-reset', date(c.resetAt), 'date')}
         </dl>
         ${meter}
       </section>

@@ -1,9 +1,10 @@
-import type { ImportView } from '../../modules/imports/imports.service.js';
-import { csrfField, dateTime, notice, page, type Flash } from '../html.js';
+import { AT_ONCE_ROWS, MAX_IMPORT_ROWS, type ImportView } from '../../modules/imports/imports.service.js';
+import { csrfField, dateTime, type Flash } from '../html.js';
 import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { badge, tableOrEmpty, titledPage } from './components.js';
 
-// Large imports (docs/dashboard.md, Imports): the account's imports, and one import's live progress.
+// Imports (docs/dashboard.md, Imports): the account's imports, and one import's live progress.
 
 type User = ReturnType<typeof userFrame>;
 const FINAL = new Set(['done', 'cancelled', 'failed']);
@@ -23,50 +24,35 @@ function stateBadge(state: ImportView['state']): Html {
   >`;
 }
 
+function importRow(i: ImportView): Html {
+  return html`<tr data-import-id="${i.id}">
+    <td><a href="/dashboard/imports/${i.id}">${i.fileName}</a></td>
+    <td>${badge(i.state === 'done' ? 'created' : i.state, i.state)}</td>
+    <td class="num">${i.done.toLocaleString('en-US')} / ${i.rows.toLocaleString('en-US')}</td>
+    <td class="num">${i.created.toLocaleString('en-US')}</td>
+    <td class="num">${i.failed.toLocaleString('en-US')}</td>
+    <td class="small opt">${dateTime(i.createdAt)}</td>
+  </tr>`;
+}
+
 export function importsPage(opts: { user: User; flash?: Flash; imports: ImportView[] }): string {
-  const rows = opts.imports.map(
-    (i) =>
-      html`<tr data-import-id="${i.id}">
-        <td><a href="/dashboard/imports/${i.id}">${i.fileName}</a></td>
-        <td><span class="badge ${i.state === 'done' ? 'created' : i.state}">${i.state}</span></td>
-        <td class="num">${i.done.toLocaleString('en-US')} / ${i.rows.toLocaleString('en-US')}</td>
-        <td class="num">${i.created.toLocaleString('en-US')}</td>
-        <td class="num">${i.failed.toLocaleString('en-US')}</td>
-        <td class="small opt">${dateTime(i.createdAt)}</td>
-      </tr>`,
-  );
-  return page({
+  return titledPage({
     title: 'Imports',
     section: 'certificates',
     user: opts.user,
-    body: html`<h1>Imports</h1>
-      ${notice(opts.flash)}
-      <p>
-        CSV files of more than 500 rows (up to 50,000) are issued in the background, on every instance of the
-        service. <a href="/dashboard/certificates/upload">Upload a file</a>
+    flash: opts.flash,
+    body: html` <p>
+        Every CSV file uploaded is an import: one of up to ${AT_ONCE_ROWS} rows is issued at once, while you
+        wait; larger ones (up to ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows) are issued in the
+        background, on every instance of the service.
+        <a href="/dashboard/certificates/upload">Upload a file</a>
       </p>
       <section class="card">
-        ${
-          opts.imports.length === 0
-            ? html`<p class="muted">No imports yet.</p>`
-            : html`<div class="table-wrap">
-                <table id="imports">
-                  <thead>
-                    <tr>
-                      <th scope="col">File</th>
-                      <th scope="col">State</th>
-                      <th scope="col">Rows done</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Failed</th>
-                      <th scope="col" class="opt">Uploaded</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${rows}
-                  </tbody>
-                </table>
-              </div>`
-        }
+        ${tableOrEmpty(opts.imports, 'No imports yet.', {
+          id: 'imports',
+          columns: ['File', 'State', 'Rows done', 'Created', 'Failed', { label: 'Uploaded', opt: true }],
+          row: importRow,
+        })}
       </section>`,
   });
 }
@@ -82,13 +68,13 @@ export function importPage(opts: {
   const i = opts.imp;
   const final = FINAL.has(i.state);
   const base = `/dashboard/imports/${i.id}`;
-  return page({
+  return titledPage({
     title: `Import ${i.fileName}`,
     section: 'certificates',
     user: opts.user,
-    body: html`<h1>Import of <bdi>${i.fileName}</bdi></h1>
-      ${notice(opts.flash)}
-      <section class="card" ${final ? '' : html`data-import-progress="${base}/progress.json"`}>
+    flash: opts.flash,
+    heading: html`Import of <bdi>${i.fileName}</bdi>`,
+    body: html` <section class="card" ${final ? '' : html`data-import-progress="${base}/progress.json"`}>
         <p>
           ${stateBadge(i.state)} from <bdi>${opts.templateName ?? 'an archived template'}</bdi>, uploaded
           ${dateTime(i.createdAt)}

@@ -1,8 +1,12 @@
 import type { TemplateView } from '../../modules/templates/templates.schemas.js';
-import { MAX_ROWS, type RowResult } from '../csv-batch.js';
-import { csrfField, notice, page, typed, type Flash } from '../html.js';
+import { AT_ONCE_ROWS, type ImportView, type RowView } from '../../modules/imports/imports.service.js';
+import { csrfField, page, typed, type Flash } from '../html.js';
 import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { badge, select, table, titledPage } from './components.js';
+
+// Issuing from the dashboard: one certificate from a form, many from a CSV file, and the results
+// of a file issued at once.
 
 type User = ReturnType<typeof userFrame>;
 type Issue = { path: (string | number)[]; message: string };
@@ -16,16 +20,9 @@ function templateChooser(action: string, templates: TemplateView[], chosen?: Tem
       </p>
     </div>`;
   }
-  const options = templates.map(
-    (t) => html`<option value="${t.id}" ${t.id === chosen?.id ? html` selected` : ''}>${t.name}</option>`,
-  );
+  const options = templates.map((t) => ({ value: t.id, label: t.name, selected: t.id === chosen?.id }));
   return html`<form class="card filters" method="get" action="${action}">
-    <div>
-      <label for="templateId">Template</label
-      ><select id="templateId" name="templateId">
-        ${options}
-      </select>
-    </div>
+    ${select('templateId', 'Template', options)}
     <button type="submit" class="secondary">${chosen ? 'Change template' : 'Choose'}</button>
   </form>`;
 }
@@ -124,7 +121,8 @@ export function uploadPage(opts: {
         ${csrfField(opts.user.csrf)}<input type="hidden" name="templateId" value="${t.id}" />
         <h2>The file</h2>
         <p>
-          A CSV file with a header row, then one row per recipient, at most ${MAX_ROWS} rows. Its header for
+          A CSV file with a header row, then one row per recipient, at most ${AT_ONCE_ROWS} rows. Its header
+          for
           <bdi>${t.name}</bdi>:
         </p>
         <code class="newkey" id="csv-header">${header}</code>
@@ -157,68 +155,52 @@ export function uploadPage(opts: {
   });
 }
 
+// The results of an upload issued at once: one row per line of the file, in file order.
 export function resultsPage(opts: {
   user: User;
   flash?: Flash;
-  id: string;
-  batch: {
-    templateName: string;
-    created: number;
-    failed: number;
-    results: RowResult[];
-    emailedAt?: Date | null;
-  };
+  imp: ImportView;
+  templateName: string;
+  rows: RowView[];
   emailDelivery: boolean;
 }): string {
-  const b = opts.batch;
+  const b = opts.imp;
+  const base = `/dashboard/certificates/upload/results/${b.id}`;
   // Uploads from a template with emailOnIssue were emailed with the issue; the others can be, once.
   const emailAll =
     b.created === 0 || !opts.emailDelivery
       ? ''
       : b.emailedAt
         ? html`<p class="small muted" id="emailed">The created certificates were queued for email.</p>`
-        : html`<form
-            method="post"
-            action="/dashboard/certificates/upload/results/${opts.id}/email"
-            id="email-all"
-          >
+        : html`<form method="post" action="${base}/email" id="email-all">
             ${csrfField(opts.user.csrf)}
             <button type="submit" class="secondary">Email all created</button>
           </form>`;
-  const rows = b.results.map(
-    (r) =>
-      html`<tr class="${r.status}" data-row="${r.line}">
-        <td class="num">${r.line}</td>
-        <td>
-          ${typed(r.name)}
-          <div class="small muted">${r.email}</div>
-        </td>
-        <td><span class="badge ${r.status}">${r.status}</span></td>
-        <td>
-          ${r.status === 'created' ? html`<a href="/dashboard/certificates/${r.certificateId}">${r.uniqueCode}</a>` : html`<span class="reason">${r.reason}</span>`}
-        </td>
-      </tr>`,
-  );
-  return page({
+  const row = (r: RowView) =>
+    html`<tr class="${r.status}" data-row="${r.line}">
+      <td class="num">${r.line}</td>
+      <td>
+        ${typed(r.name)}
+        <div class="small muted">${r.email}</div>
+      </td>
+      <td>${badge(r.status ?? '')}</td>
+      <td>
+        ${r.status === 'created' ? html`<a href="/dashboard/certificates/${r.certificateId}">${r.uniqueCode}</a>` : html`<span class="reason">${r.reason}</span>`}
+      </td>
+    </tr>`;
+  return titledPage({
     title: 'Upload results',
     section: 'certificates',
     user: opts.user,
-    body: html`<h1>Upload results</h1>
-      ${notice(opts.flash)}
-      <div class="notice ${b.failed ? 'warn' : 'ok'}" role="status" id="batch-summary">
+    flash: opts.flash,
+    body: html` <div class="notice ${b.failed ? 'warn' : 'ok'}" role="status" id="batch-summary">
         <strong id="created-count">${b.created}</strong> created,
-        <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${b.templateName}</bdi>.
+        <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${opts.templateName}</bdi>.
       </div>
       <div class="actions">
-        <a class="button" href="/dashboard/certificates/upload/results/${opts.id}/results.csv" download
-          >Download the results (CSV)</a
-        >${
+        <a class="button" href="${base}/results.csv" download>Download the results (CSV)</a>${
           b.created > 0
-            ? html`<a
-                class="button secondary"
-                id="download-zip"
-                href="/dashboard/certificates/upload/results/${opts.id}/pdfs.zip"
-                download
+            ? html`<a class="button secondary" id="download-zip" href="${base}/pdfs.zip" download
                 >Download PDFs (ZIP)</a
               >`
             : ''
@@ -226,21 +208,11 @@ export function resultsPage(opts: {
       </div>
       ${emailAll}
       <section class="card">
-        <div class="table-wrap">
-          <table id="batch-results">
-            <thead>
-              <tr>
-                <th scope="col">Row</th>
-                <th scope="col">Recipient</th>
-                <th scope="col">Result</th>
-                <th scope="col">Certificate or reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>
+        ${table({
+          id: 'batch-results',
+          columns: ['Row', 'Recipient', 'Result', 'Certificate or reason'],
+          rows: opts.rows.map(row),
+        })}
       </section>`,
   });
 }

@@ -1,8 +1,9 @@
 import type { ApiKeyView } from '../../modules/api-keys/api-keys.service.js';
 import { SCOPES } from '../../modules/shared/key-format.js';
-import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
+import { csrfField, dateTime, page, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { confirmForm, tableOrEmpty, titledPage } from './components.js';
 
 const SCOPE_HELP: Record<string, string> = {
   'templates:read': 'list and read templates',
@@ -59,32 +60,25 @@ export function keysPage(opts: {
         <span><code>${s}</code> <span class="hint">${SCOPE_HELP[s] ?? ''}</span></span></label
       >`,
   );
-  const list =
-    opts.keys.length === 0
-      ? html`<p class="muted">No API keys yet.</p>`
-      : html`<div class="table-wrap">
-          <table id="api-keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col" class="opt">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col"><span class="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${opts.keys.map(keyRow)}
-            </tbody>
-          </table>
-        </div>`;
-  return page({
+  const list = tableOrEmpty(opts.keys, 'No API keys yet.', {
+    id: 'api-keys',
+    columns: [
+      'Name',
+      'Key',
+      { label: 'Scopes', opt: true },
+      'Created',
+      'Last used',
+      { label: html`<span class="sr-only">Actions</span>` },
+    ],
+    row: keyRow,
+  });
+  return titledPage({
     title: 'API keys',
     section: 'api-keys',
     user: opts.user,
-    body: html`<h1>Settings: API keys</h1>
-      ${notice(opts.flash)} ${when(opts.created, () => newKeyBox(opts.created!))}
+    flash: opts.flash,
+    heading: html`Settings: API keys`,
+    body: html` ${when(opts.created, () => newKeyBox(opts.created!))}
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">Create a key</h2>
         <form method="post" action="/dashboard/settings/api-keys">
@@ -122,13 +116,12 @@ export function confirmRevokeKeyPage(opts: { user: ReturnType<typeof userFrame>;
           The key ${k.name ? html`“${typed(k.name)}” ` : ''}<code>${k.prefix}…</code> stops working at once:
           the very next API request made with it is refused with 401. This cannot be undone.
         </p>
-        <form method="post" action="/dashboard/settings/api-keys/${k.id}/revoke">
-          ${csrfField(opts.user.csrf)}
-          <div class="actions">
-            <button type="submit" class="danger">Revoke the key</button>
-            <a class="button secondary" href="/dashboard/settings/api-keys">Cancel</a>
-          </div>
-        </form>
+        ${confirmForm({
+          action: `/dashboard/settings/api-keys/${k.id}/revoke`,
+          csrf: opts.user.csrf,
+          button: 'Revoke the key',
+          cancel: '/dashboard/settings/api-keys',
+        })}
       </div>`,
   });
 }

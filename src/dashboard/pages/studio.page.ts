@@ -1,8 +1,9 @@
 import type { GalleryDesign } from '../../modules/templates/gallery.js';
 import type { TemplateVersion, WorkingTemplate } from '../../modules/templates/templates.views.js';
-import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
+import { csrfField, dateTime, page, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { confirmForm, table, titledPage } from './components.js';
 import { statusBadge } from './templates.page.js';
 
 type User = ReturnType<typeof userFrame>;
@@ -30,13 +31,12 @@ export function galleryPage(opts: { user: User; flash?: Flash; designs: GalleryD
         </form>
       </li>`,
   );
-  return page({
+  return titledPage({
     title: 'New template',
     section: 'templates',
     user: opts.user,
-    body: html`<h1>New template</h1>
-      ${notice(opts.flash)}
-      <p>
+    flash: opts.flash,
+    body: html` <p>
         Start from one of these designs. The new template is a draft: the API does not see it until you
         publish it.
       </p>
@@ -77,33 +77,22 @@ export function historyPage(opts: {
         </td>
       </tr>`,
   );
-  return page({
+  return titledPage({
     title: `History of ${t.name}`,
     section: 'templates',
     user: opts.user,
-    body: html`<h1>History of ${typed(t.name)}</h1>
-      ${notice(opts.flash)}
-      <p>${statusBadge(t)} <a href="${base}/edit">Back to the editor</a></p>
+    flash: opts.flash,
+    heading: html`History of ${typed(t.name)}`,
+    body: html` <p>${statusBadge(t)} <a href="${base}/edit">Back to the editor</a></p>
       <p class="muted small">
         Every save is a version. Restoring copies that version as the newest; publish it to issue with it.
         Certificates already issued keep their PDFs.
       </p>
-      <div class="card table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Name</th>
-              <th scope="col">What</th>
-              <th scope="col">Saved</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>`,
+      ${table({
+        wrap: 'card table-wrap',
+        columns: ['Version', 'Name', 'What', 'Saved', 'Actions'],
+        rows,
+      })}`,
   });
 }
 
@@ -119,13 +108,12 @@ export function confirmArchivePage(opts: { user: User; template: WorkingTemplate
           The template disappears from the dashboard and the API: nothing more can be issued with it.
           Certificates already issued stay valid and keep their PDFs. This cannot be undone here.
         </p>
-        <form method="post" action="/dashboard/templates/${t.id}/archive">
-          ${csrfField(opts.user.csrf)}
-          <div class="actions">
-            <button type="submit" class="danger">Archive the template</button>
-            <a class="button secondary" href="/dashboard/templates">Cancel</a>
-          </div>
-        </form>
+        ${confirmForm({
+          action: `/dashboard/templates/${t.id}/archive`,
+          csrf: opts.user.csrf,
+          button: 'Archive the template',
+          cancel: '/dashboard/templates',
+        })}
       </div>`,
   });
 }

@@ -1,7 +1,8 @@
 import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
-import { csrfField, notice, page, typed, type Flash } from '../html.js';
+import { csrfField, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
+import { table, titledPage } from './components.js';
 
 type User = ReturnType<typeof userFrame>;
 
@@ -17,25 +18,19 @@ function card(t: WorkingTemplate, user: User) {
   const fields =
     t.fields.length === 0
       ? html`<p class="muted small">No fields: only the recipient's name and email.</p>`
-      : html`<table class="small">
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Label</th>
-              <th scope="col">Required</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${t.fields.map(
-              (f) =>
-                html`<tr>
-                  <td><code>${f.key}</code></td>
-                  <td>${typed(f.label, 'span')}</td>
-                  <td>${f.required ? 'yes' : 'no'}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
+      : table({
+          wrap: false,
+          className: 'small',
+          columns: ['Field', 'Label', 'Required'],
+          rows: t.fields.map(
+            (f) =>
+              html`<tr>
+                <td><code>${f.key}</code></td>
+                <td>${typed(f.label, 'span')}</td>
+                <td>${f.required ? 'yes' : 'no'}</td>
+              </tr>`,
+          ),
+        });
   const base = `/dashboard/templates/${t.id}`;
   const preview = `${base}/preview.pdf`;
   return html`<article class="card" data-template-id="${t.id}" aria-labelledby="t-${t.id}">
@@ -83,13 +78,12 @@ export function templatesPage(opts: { user: User; flash?: Flash; templates: Work
           </p>
         </div>`
       : html`<div class="templates">${opts.templates.map((t) => card(t, opts.user))}</div>`;
-  return page({
+  return titledPage({
     title: 'Templates',
     section: 'templates',
     user: opts.user,
-    body: html`<h1>Templates</h1>
-      ${notice(opts.flash)}
-      <p><a class="button" href="/dashboard/templates/new">New template</a></p>
+    flash: opts.flash,
+    body: html` <p><a class="button" href="/dashboard/templates/new">New template</a></p>
       ${body}`,
   });
 }

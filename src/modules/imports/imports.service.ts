@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { Db } from '../../platform/db/db.js';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
@@ -7,8 +7,8 @@ import { verificationUrl } from '../shared/certificate-links.js';
 import type { BatchItem, IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../certificates/certificate-emails.service.js';
 import * as repo from './imports.repository.js';
-import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
 import { BATCH_MAX_RECIPIENTS } from '../../platform/limits.js';
+import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
 
 // Large imports (decisions section 20): a CSV's rows stored as a durable job, issued by any
 // instance's workers a chunk at a time, each chunk in one transaction with its rows' results.
@@ -21,6 +21,35 @@ export const MAX_IMPORT_ROWS = MAX_CSV_ROWS;
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 /** Rows issued per transaction: one batch of the API's size. */
 export const CHUNK_ROWS = BATCH_MAX_RECIPIENTS;
+/** A dashboard upload of at most this many rows (one chunk) is issued at once, in the request. */
+export const AT_ONCE_ROWS = CHUNK_ROWS;
+const TEMPLATE_GONE = 'The template was archived or deleted during the import';
+
+export interface NewImport {
+  accountId: string;
+  templateId: string;
+  fileName: string;
+  createdBy: string;
+  rows: CsvRow[];
+}
+
+// The import as stored: its rows in file order, cut into chunks.
+function stored(id: string, input: NewImport) {
+  const { accountId, templateId, fileName, createdBy } = input;
+  const rows = input.rows.map((r) => ({ line: r.line, ...r.recipient }));
+  return { id, accountId, templateId, fileName, createdBy, rows, chunkSize: CHUNK_ROWS };
+}
+
+/** One row of an import and its result (null while not issued). */
+export interface RowView {
+  line: number;
+  name: string;
+  email: string;
+  status: 'created' | 'failed' | null;
+  certificateId: string | null;
+  uniqueCode: string | null;
+  reason: string | null;
+}
 
 export interface ImportView {
   id: string;
@@ -96,7 +125,7 @@ const RESULT_HEADER = [
   'reason',
 ];
 
-export function createImportsService(deps: {
+interface ImportsDeps {
   db: Db;
   issue: IssueService;
   /** The account acting (for the quota and plan), as the dashboard builds it. */
@@ -106,34 +135,59 @@ export function createImportsService(deps: {
   now: () => Date;
   /** Told when a job is created, so this process's worker starts at once. */
   onCreated?: () => void;
-}) {
+}
+
+// Issues a claimed chunk in its transaction (`tx`), with its rows' results; false when the
+// import's template was archived or deleted (nothing was issued). Throws ImportStopped when the
+// import was cancelled (or failed) meanwhile: the caller rolls the chunk back.
+async function issueClaimedChunk(
+  deps: ImportsDeps,
+  tx: Queryable,
+  chunk: repo.ClaimedChunk,
+): Promise<boolean> {
+  const rows = await repo.chunkRows(tx, chunk);
+  const principal = await deps.principalOf(chunk.accountId, chunk.importId);
+  let outcome;
+  try {
+    outcome = await deps.issue.issueBatchIn(
+      tx,
+      principal,
+      chunk.templateId,
+      rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+    );
+  } catch (err) {
+    if (err instanceof NotFoundError) return false;
+    throw err;
+  }
+  const results: repo.RowResult[] = outcome.results.map((item, i) =>
+    item.status === 'created'
+      ? {
+          rowNo: rows[i]!.rowNo,
+          status: 'created',
+          certificateId: item.certificate.id,
+          uniqueCode: item.certificate.uniqueCode,
+        }
+      : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
+  );
+  const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
+  // Cancelled (or failed) while this chunk was issued: none of it may stay.
+  if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
+  return true;
+}
+
+export function createImportsService(deps: ImportsDeps) {
+  const issueChunk = (tx: Queryable, chunk: repo.ClaimedChunk) => issueClaimedChunk(deps, tx, chunk);
   const { db } = deps;
 
   return {
-    async create(input: {
-      accountId: string;
-      templateId: string;
-      fileName: string;
-      createdBy: string;
-      rows: CsvRow[];
-    }): Promise<ImportView> {
+    async create(input: NewImport): Promise<ImportView> {
       // The readers of the file refuse more already (recipients-csv.ts); a rule lives here too.
       if (input.rows.length > MAX_IMPORT_ROWS) {
         const message = `An import has at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`;
         throw new ValidationError([{ path: ['file'], message }], message);
       }
       const id = uuidv7();
-      await db.transaction((tx) =>
-        repo.insertImport(tx, {
-          id,
-          accountId: input.accountId,
-          templateId: input.templateId,
-          fileName: input.fileName,
-          createdBy: input.createdBy,
-          rows: input.rows.map((r) => ({ line: r.line, ...r.recipient })),
-          chunkSize: CHUNK_ROWS,
-        }),
-      );
+      await db.transaction((tx) => repo.insertImport(tx, stored(id, input)));
       deps.onCreated?.();
       return view((await repo.findImport(db, input.accountId, id))!, deps.now());
     },
@@ -160,49 +214,47 @@ export function createImportsService(deps: {
     // false when there is nothing to do. A chunk whose import was cancelled (or failed) meanwhile
     // rolls back whole (repo.finishChunk).
     async runChunk(importId?: string): Promise<boolean> {
-      let failure: { importId: string; error: string } | undefined;
+      let templateGone: string | undefined;
       const worked = await unlessStopped(() =>
         db.transaction(async (tx) => {
           const chunk = await repo.claimChunk(tx, importId);
           if (!chunk) return false;
-          const rows = await repo.chunkRows(tx, chunk);
-          const principal = await deps.principalOf(chunk.accountId, chunk.importId);
-          let outcome;
-          try {
-            outcome = await deps.issue.issueBatchIn(
-              tx,
-              principal,
-              chunk.templateId,
-              rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
-            );
-          } catch (err) {
-            if (err instanceof NotFoundError) {
-              failure = {
-                importId: chunk.importId,
-                error: 'The template was archived or deleted during the import',
-              };
-              return true;
-            }
-            throw err;
-          }
-          const results: repo.RowResult[] = outcome.results.map((item, i) =>
-            item.status === 'created'
-              ? {
-                  rowNo: rows[i]!.rowNo,
-                  status: 'created',
-                  certificateId: item.certificate.id,
-                  uniqueCode: item.certificate.uniqueCode,
-                }
-              : { rowNo: rows[i]!.rowNo, status: 'failed', reason: reasonOf(item) },
-          );
-          const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
-          // Cancelled (or failed) while this chunk was issued: none of it may stay.
-          if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
+          if (!(await issueChunk(tx, chunk))) templateGone = chunk.importId;
           return true;
         }),
       );
-      if (failure) await repo.failImport(db, failure.importId, failure.error);
+      if (templateGone) await repo.failImport(db, templateGone, TEMPLATE_GONE);
       return worked;
+    },
+
+    // A dashboard upload of at most AT_ONCE_ROWS rows: the import and the issue of its rows in one
+    // transaction, answered when they are issued (no worker sees the import before it is done). A
+    // template archived meanwhile is not found, and nothing of the upload stays.
+    async issueAtOnce(input: NewImport): Promise<ImportView> {
+      if (input.rows.length > AT_ONCE_ROWS)
+        throw new Error(`at most ${AT_ONCE_ROWS} rows are issued at once`);
+      const id = uuidv7();
+      await db.transaction(async (tx) => {
+        await repo.insertImport(tx, stored(id, input));
+        for (let chunk; (chunk = await repo.claimChunk(tx, id));) {
+          if (!(await issueChunk(tx, chunk))) throw new NotFoundError('Template');
+        }
+      });
+      return view((await repo.findImport(db, input.accountId, id))!, deps.now());
+    },
+
+    // An import's rows with their results, in file order: the first `limit`.
+    async rows(accountId: string, id: string, limit: number): Promise<RowView[]> {
+      if (!(await repo.findImport(db, accountId, id))) throw new NotFoundError('Import');
+      return (await repo.resultRows(db, id, 0, limit)).map((r) => ({
+        line: r.line,
+        name: r.name,
+        email: r.email,
+        status: r.status,
+        certificateId: r.certificate_id,
+        uniqueCode: r.unique_code,
+        reason: r.reason,
+      }));
     },
 
     // The per-row results as CSV, read a page at a time (nothing held whole in memory).

@@ -1,0 +1,191 @@
+import type { MultipartFile } from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
+import { AT_ONCE_ROWS } from '../modules/imports/imports.service.js';
+import { readRecipientsCsv } from '../modules/imports/recipients-csv.js';
+import type { DashboardDeps } from './deps.js';
+import { sendCsv, sendZip } from './downloads.js';
+import { form, isUuid, pathId } from './params.js';
+import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
+import { emailedText } from './imports.routes.js';
+import { flashOutcome, pageFrame, routeKit } from './routes.js';
+import { html as send, setFlash, signedIn, userFrame } from './session.js';
+
+// Issuing from the dashboard: one certificate from a form, or many from a CSV file. Every upload is
+// an import (decisions section 20): one of at most AT_ONCE_ROWS rows is issued at once, in the
+// request, and answered on its results page here; a larger one goes to the import workers.
+export function issuePages(app: FastifyInstance, deps: DashboardDeps) {
+  const kit = routeKit(app, deps);
+  const choice = templateChoice(deps);
+  issueOneRoutes(app, deps, kit, choice);
+  uploadRoutes(app, deps, kit, choice);
+  uploadResultsRoutes(app, deps, kit);
+}
+
+type Kit = ReturnType<typeof routeKit>;
+type Choice = ReturnType<typeof templateChoice>;
+
+function templateChoice(deps: DashboardDeps) {
+  const { templates } = deps.services;
+  return {
+    list: (accountId: string) => templates.list(accountId, { page: 1, perPage: 100 }).then((p) => p.data),
+    of: async (accountId: string, id: string | undefined) =>
+      isUuid(id) ? templates.get(accountId, id.toLowerCase()).catch(() => undefined) : undefined,
+    query: (request: FastifyRequest) => (request.query as { templateId?: string }).templateId,
+  };
+}
+
+function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
+  const { issue } = deps.services;
+
+  kit.page('/certificates/new', async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const list = await choice.list(accountId);
+    const template = await choice.of(accountId, choice.query(request));
+    return issueOnePage({ user: userFrame(request, reply), templates: list, template, values: {} });
+  });
+
+  app.post('/certificates/new', { preHandler: kit.csrf }, async (request, reply) => {
+    const s = signedIn(request);
+    const values = form(request);
+    const template = await choice.of(s.user.accountId, values.templateId);
+    const again = async (
+      status: number,
+      error: string,
+      issues: { path: (string | number)[]; message: string }[] = [],
+    ) =>
+      send(
+        reply,
+        issueOnePage({
+          user: userFrame(request, reply),
+          templates: await choice.list(s.user.accountId),
+          template,
+          values,
+          error,
+          issues,
+        }),
+        status,
+      );
+    if (!template) return again(422, 'Choose a template.');
+    const data: Record<string, string> = {};
+    for (const f of template.fields) {
+      const v = (values[`data.${f.key}`] ?? '').trim();
+      if (v) data[f.key] = v;
+    }
+    try {
+      const certificate = await issue.issueOne(s.principal, template.id, {
+        name: values.name ?? '',
+        email: (values.email ?? '').trim(),
+        data,
+      });
+      setFlash(request, { kind: 'ok', text: 'The certificate is issued.' });
+      return reply.redirect(`/dashboard/certificates/${certificate.id}`, 303);
+    } catch (err) {
+      if (err instanceof ValidationError)
+        return again(422, 'The certificate was not issued: correct the fields below.', err.issues);
+      if (err instanceof AppError && err.code === 'quota_exceeded')
+        return again(402, `Not issued: ${err.message}.`);
+      throw err;
+    }
+  });
+}
+
+function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
+  const { imports } = deps.services;
+
+  kit.page('/certificates/upload', async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const template = await choice.of(accountId, choice.query(request));
+    return uploadPage({ user: userFrame(request, reply), templates: await choice.list(accountId), template });
+  });
+
+  app.post('/certificates/upload', { preHandler: kit.csrf }, async (request, reply) => {
+    const s = signedIn(request);
+    const template = await choice.of(s.user.accountId, form(request).templateId);
+    const file = (request.body as { file?: MultipartFile } | undefined)?.file;
+    const again = async (error: string) =>
+      send(
+        reply,
+        uploadPage({
+          user: userFrame(request, reply),
+          templates: await choice.list(s.user.accountId),
+          template,
+          error,
+        }),
+        422,
+      );
+    if (!template) return again('Choose a template.');
+    const bytes = file && file.type === 'file' ? await file.toBuffer() : undefined;
+    if (!bytes || bytes.length === 0) return again('Choose a CSV file to upload.');
+    let rows;
+    try {
+      rows = await readRecipientsCsv(bytes, template.fields);
+    } catch (err) {
+      if (err instanceof ValidationError) return again(err.message);
+      throw err;
+    }
+    const input = {
+      accountId: s.user.accountId,
+      templateId: template.id,
+      fileName: (file?.type === 'file' && file.filename) || 'recipients.csv',
+      createdBy: `user:${s.user.id}`,
+      rows,
+    };
+    // A larger file is issued in the background, with a page of its own (decisions section 20).
+    if (rows.length > AT_ONCE_ROWS) {
+      const imp = await imports.create(input);
+      return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
+    }
+    // The results stay with the import, never in the session: recipients' text is theirs.
+    const imp = await imports.issueAtOnce(input);
+    // Post/redirect/get: reloading the results never issues the file again.
+    return reply.redirect(`/dashboard/certificates/upload/results/${imp.id}`, 303);
+  });
+}
+
+// The results of an upload issued at once: its page, "Email all created", its PDFs and its CSV.
+function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit) {
+  const { certificates, imports, templates } = deps.services;
+  const base = '/certificates/upload/results/:id';
+
+  // An upload of the account issued at once (an import of more rows has its own page).
+  const uploadOf = async (request: FastifyRequest) => {
+    const imp = await imports.get(signedIn(request).user.accountId, pathId(request));
+    if (imp.rows > AT_ONCE_ROWS) throw new NotFoundError('Upload');
+    return imp;
+  };
+
+  kit.page(base, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const imp = await uploadOf(request);
+    const template = await templates.get(accountId, imp.templateId).catch(() => undefined);
+    return resultsPage({
+      ...pageFrame(request, reply),
+      imp,
+      templateName: template?.name ?? 'an archived template',
+      rows: await imports.rows(accountId, imp.id, AT_ONCE_ROWS),
+      emailDelivery: signedIn(request).principal.emailDelivery,
+    });
+  });
+
+  // "Email all created": the upload's created certificates still Issued, queued at once, once.
+  app.post(`${base}/email`, { preHandler: kit.csrf }, async (request, reply) => {
+    const imp = await uploadOf(request);
+    await flashOutcome(request, 'Not emailed', async () =>
+      emailedText(await imports.emailAll(signedIn(request).principal, imp.id)),
+    );
+    return reply.redirect(`/dashboard/certificates/upload/results/${imp.id}`, 303);
+  });
+
+  app.get(`${base}/pdfs.zip`, { preHandler: kit.signIn }, async (request, reply) => {
+    const { accountId } = signedIn(request).user;
+    const ids = await imports.createdIds(accountId, (await uploadOf(request)).id);
+    return sendZip(reply, 'certificates-upload.zip', certificates.pdfEntries(accountId, ids));
+  });
+
+  app.get(`${base}/results.csv`, { preHandler: kit.signIn }, async (request, reply) => {
+    const imp = await uploadOf(request);
+    const csv = imports.resultsCsv(signedIn(request).user.accountId, imp.id);
+    return sendCsv(reply, 'certificates-upload-results.csv', csv);
+  });
+}
