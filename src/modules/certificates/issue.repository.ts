@@ -47,7 +47,8 @@ import {
 export const CREDENTIAL_ENTRY_KEY = 'credentials_account_id_status_list_status_index_key';
 export const NO_ROOM = 'CS001';
 
-export interface IssueAtOnce {
+/** Where and when certificates are issued: the account, its quota's period, the template version. */
+export interface IssueTarget {
   accountId: string;
   templateId: string;
   templateVersion: number;
@@ -55,6 +56,9 @@ export interface IssueAtOnce {
   /** The first day of the usage period (isoDate). */
   period: string;
   limit: number | null;
+}
+
+export interface IssueAtOnce extends IssueTarget {
   item: NewCertificate;
   credential: { statusList: number; statusIndex: number; signingKeyId: string; body: Buffer };
   pdf: { pdf: Buffer; sha256: string; signedBy: string };
@@ -140,14 +144,7 @@ export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<Certifica
   return certificate.id === null ? undefined : certificate;
 }
 
-export interface IssueWrite {
-  accountId: string;
-  templateId: string;
-  templateVersion: number;
-  issuedAt: Date;
-  /** The first day of the usage period (isoDate). */
-  period: string;
-  limit: number | null;
+export interface IssueWrite extends IssueTarget {
   /** In order: those beyond the quota's room are not written. */
   items: NewCertificate[];
   /** Queued for email in the same transaction (emailOnIssue). */

@@ -26,7 +26,13 @@ import {
   type DefaultExpiry,
 } from './issue-plan.js';
 import { renderUpTo, type Rendered } from './issue-render.js';
-import { CREDENTIAL_ENTRY_KEY, issueAtOnce, NO_ROOM, writeIssue } from './issue.repository.js';
+import {
+  CREDENTIAL_ENTRY_KEY,
+  issueAtOnce,
+  NO_ROOM,
+  writeIssue,
+  type IssueTarget,
+} from './issue.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
 
 // Issuing: a single certificate, a batch (the API's, or an import's chunk in its transaction) and a
@@ -151,12 +157,7 @@ async function commitAtOnce(
   const [proof] = await prover.prove(proofBatch(template, issuedAt, [item], [r]), [entry]);
   try {
     const row = await issueAtOnce(deps.db, {
-      accountId: principal.accountId,
-      templateId: template.id,
-      templateVersion: template.version,
-      issuedAt,
-      period: isoDate(periodStart(issuedAt)),
-      limit: principal.monthlyLimit,
+      ...issueTarget(principal, template, issuedAt),
       item,
       credential: proof!.credential,
       pdf: proof!.sealedPdf,
@@ -167,6 +168,17 @@ async function commitAtOnce(
     if (leftUndone(err)) return undefined;
     throw err;
   }
+}
+
+function issueTarget(principal: Principal, template: TemplateWithDesign, issuedAt: Date): IssueTarget {
+  return {
+    accountId: principal.accountId,
+    templateId: template.id,
+    templateVersion: template.version,
+    issuedAt,
+    period: isoDate(periodStart(issuedAt)),
+    limit: principal.monthlyLimit,
+  };
 }
 
 // Writes the rendered certificates in `tx` (issue.repository.ts writeIssue), proven once for all of
@@ -188,12 +200,7 @@ async function commit(
   const { rows, granted, superseded } = await writeIssue(
     tx,
     {
-      accountId: principal.accountId,
-      templateId: template.id,
-      templateVersion: template.version,
-      issuedAt,
-      period: isoDate(periodStart(issuedAt)),
-      limit: principal.monthlyLimit,
+      ...issueTarget(principal, template, issuedAt),
       items,
       emailed: emailedOnIssue(principal, template),
       ...(correcting
