@@ -11,8 +11,8 @@ import {
   renderNotFoundPage,
   renderVerifyPage,
   VERIFY_PAGE_CSP,
-  type VerifyView,
 } from '../../src/modules/verify/verify.page.js';
+import type { VerifyView } from '../../src/modules/verify/verify.schemas.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { FAVICON_LINK } from '../../src/platform/http/favicon.js';
 import { browserSkipReason, launchBrowser, openPage } from '../helpers/browser.js';

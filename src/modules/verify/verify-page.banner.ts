@@ -1,7 +1,7 @@
 import { html, safe, type Html } from '../../platform/html.js';
 import { messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { expiryTime, time } from './verify-page.dates.js';
-import type { VerifyView } from './verify.page.js';
+import type { VerifyView } from './verify.schemas.js';
 
 // The banner at the top of the verification page: the state of the certificate in a word and a
 // colour (valid, revoked, superseded by a correction, expired, unknown), with its icon.

@@ -1,7 +1,7 @@
 import { formatIssuedAt } from '../../pdf/placeholders.js';
 import { html, type Html } from '../../platform/html.js';
 import type { Language } from '../../platform/i18n/i18n.js';
-import type { VerifyView } from './verify.page.js';
+import type { VerifyView } from './verify.schemas.js';
 
 // The dates of the verification page, written as the certificate writes them.
 

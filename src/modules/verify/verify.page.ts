@@ -6,7 +6,7 @@ import { banner, ICON_QUESTION, stateOf, type PageState } from './verify-page.ba
 import { expiryTime, formatDate, time } from './verify-page.dates.js';
 import { cspHash, layout, VERIFY_PAGE_SCRIPT, type PageMeta } from './verify-page.layout.js';
 import { VERIFY_PAGE_STYLE } from './verify-page.style.js';
-import type { Verification } from './verify.schemas.js';
+import type { VerifyView } from './verify.schemas.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
 // self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
@@ -18,14 +18,6 @@ import type { Verification } from './verify.schemas.js';
 
 // The page shows exactly what the JSON verification answers, and uses the account's page settings.
 // `expiresAt` is read when the verification carries it (certificates that expire).
-export type VerifyView = Verification & {
-  credentialSha256?: string | null;
-  linkedinOrganizationId?: string | null;
-  publicDownload?: boolean;
-  expiresAt?: string | null;
-  /** The issuer's calendar day of the expiry (YYYY-MM-DD): shown instead of expiresAt's UTC day. */
-  expiresOn?: string | null;
-};
 
 // No connect-src: the PDF check cannot send the file anywhere even if it wanted to.
 export const VERIFY_PAGE_CSP = [

@@ -50,6 +50,16 @@ export const Verification = Type.Object(
 
 export type Verification = Static<typeof Verification>;
 
+// What the verification page shows: the verification and the account's page extras.
+export type VerifyView = Verification & {
+  credentialSha256?: string | null;
+  linkedinOrganizationId?: string | null;
+  publicDownload?: boolean;
+  expiresAt?: string | null;
+  /** The issuer's calendar day of the expiry (YYYY-MM-DD): shown instead of expiresAt's UTC day. */
+  expiresOn?: string | null;
+};
+
 export const VERIFICATION_EXAMPLE: Verification = {
   valid: true,
   status: 'Issued',
