@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { formClient, signInWith, type FormClient } from '../dashboard/form-client.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { signedInUser, uploadCsv } from './support.js';
 
 // docs/dashboard.md, Imports (decisions section 20): a CSV of more than 500 rows becomes a durable
 // job, issued a chunk of 500 rows per transaction by any worker, each row at most once.
-
-const PASSWORD = 'correct horse battery staple';
-let counter = 0;
 
 function csv(rows: number, row: (i: number) => string = (i) => `Learner ${i},l${i}@example.com,Course ${i}`) {
   return `name,email,course\n${Array.from({ length: rows }, (_, i) => row(i)).join('\n')}\n`;
@@ -22,25 +19,8 @@ describe('large imports', () => {
     await t?.close();
   });
 
-  async function signedIn(
-    opts: { monthlyLimit?: number } = {},
-  ): Promise<{ tenant: Tenant; client: FormClient }> {
-    const tenant = await createTenant(t.deps, { monthlyLimit: opts.monthlyLimit ?? 100_000 });
-    const email = `imports-${process.pid}-${Date.now()}-${++counter}@academy.test`;
-    await t.deps.services.users.create({ accountId: tenant.accountId, email, password: PASSWORD });
-    const client = formClient(t);
-    await signInWith(client, email, PASSWORD);
-    return { tenant, client };
-  }
-
-  async function upload(client: FormClient, tenant: Tenant, content: string) {
-    await client.get(`/dashboard/certificates/upload?templateId=${tenant.templateId}`);
-    return client.upload(
-      '/dashboard/certificates/upload',
-      { templateId: tenant.templateId },
-      { name: 'roster.csv', content },
-    );
-  }
+  const signedIn = (opts: { monthlyLimit?: number } = {}) => signedInUser(t, opts);
+  const upload = uploadCsv;
 
   const importOf = (res: { statusCode: number; headers: Record<string, unknown>; body: string }) => {
     assert.equal(res.statusCode, 303, res.body.slice(0, 400));

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { formClient, signInWith, type FormClient } from '../dashboard/form-client.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { signedInUser, uploadCsv } from './support.js';
 
 // Issue 28, one CSV path: every dashboard upload is an import. One of at most 500 rows is issued in
 // the request (its import done before the answer, nothing left for a worker) and answered on the
 // upload's results page (a larger one goes to the workers: imports.test.ts).
-
-const PASSWORD = 'correct horse battery staple';
-let counter = 0;
 
 function csv(rows: number) {
   const lines = Array.from({ length: rows }, (_, i) => `Learner ${i},l${i}@example.com,Course ${i}`);
@@ -24,23 +21,8 @@ describe('dashboard uploads: one path through the imports', () => {
     await t?.close();
   });
 
-  async function signedIn(): Promise<{ tenant: Tenant; client: FormClient }> {
-    const tenant = await createTenant(t.deps, { monthlyLimit: 100_000 });
-    const email = `at-once-${process.pid}-${Date.now()}-${++counter}@academy.test`;
-    await t.deps.services.users.create({ accountId: tenant.accountId, email, password: PASSWORD });
-    const client = formClient(t);
-    await signInWith(client, email, PASSWORD);
-    return { tenant, client };
-  }
-
-  async function upload(client: FormClient, tenant: Tenant, content: string) {
-    await client.get(`/dashboard/certificates/upload?templateId=${tenant.templateId}`);
-    return client.upload(
-      '/dashboard/certificates/upload',
-      { templateId: tenant.templateId },
-      { name: 'roster.csv', content },
-    );
-  }
+  const signedIn = (opts: { monthlyLimit?: number } = {}) => signedInUser(t, opts);
+  const upload = uploadCsv;
 
   it('issues 500 rows in the request as an import already done, answered on the results page', async () => {
     const { tenant, client } = await signedIn();
