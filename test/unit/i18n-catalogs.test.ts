@@ -6,9 +6,10 @@ import {
   LANGUAGES,
   languageOf,
   message,
-  messageHtml,
+  messageFragment,
 } from '../../src/platform/i18n/i18n.js';
 import { en } from '../../src/platform/i18n/messages/en.js';
+import { safe } from '../../src/platform/html.js';
 
 // The message catalogs of the verification page and the certificate email (issue 19 part 8).
 
@@ -35,7 +36,7 @@ describe('message catalogs', () => {
       'Expiré le 24 novembre 2026',
     );
     assert.match(
-      messageHtml('en', 'page.superseded.text', { link: '<a href="X">X</a>' }),
+      String(messageFragment('en', 'page.superseded.text', { link: safe('<a href="X">X</a>') })),
       /replaced by <a href="X">X<\/a>$/,
     );
   });
@@ -51,10 +52,10 @@ describe('message catalogs', () => {
     }
     assert.equal(message('de', 'share.copy'), 'Link kopieren');
     assert.equal(
-      messageHtml('en', 'page.valid.text', { issuer: '<bdi>A &amp; B</bdi>' }),
+      String(messageFragment('en', 'page.valid.text', { issuer: safe('<bdi>A &amp; B</bdi>') })),
       'Issued by <bdi>A &amp; B</bdi> and not revoked.',
     );
-    assert.equal(messageHtml('fr', 'check.checking'), 'Vérification de «\u00a0{file}\u00a0»…');
+    assert.equal(String(messageFragment('fr', 'check.checking')), 'Vérification de «\u00a0{file}\u00a0»…');
   });
 
   it('picks the language from a tag or an Accept-Language header', () => {

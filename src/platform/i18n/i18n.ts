@@ -49,10 +49,6 @@ export function message(lang: Language, key: MessageKey, params: Record<string, 
   return template(lang, key).replace(PLACEHOLDER, (whole, name: string) => params[name] ?? whole);
 }
 
-/**
- * A message as HTML: its own text escaped, its placeholders filled with `params`, which are HTML
- * already (escaped values, or markup such as <bdi>...</bdi> built by the caller).
- */
 // HTML of the messages without parameters, made once per language (the verification page is a hot
 // route).
 const fixedHtml = new Map<Language, Record<string, string>>();
@@ -65,10 +61,6 @@ function fixedOf(lang: Language): Record<string, string> {
     fixedHtml.set(lang, table);
   }
   return table;
-}
-
-export function messageHtml(lang: Language, key: MessageKey, params?: Record<string, string>): string {
-  return params === undefined ? fixedOf(lang)[key]! : fill(template(lang, key), params);
 }
 
 /**
