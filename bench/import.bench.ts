@@ -5,6 +5,7 @@ import { MAX_IMPORT_ROWS } from '../src/modules/imports/imports.service.js';
 import { parseRecipientsCsv } from '../src/modules/imports/recipients-csv.js';
 import type { Design } from '../src/pdf/design.schema.js';
 import { worldNames } from '../test/helpers/world-names.js';
+import { SYSTEM } from '../src/platform/principal.js';
 import { benchDatabase } from './support.js';
 
 // Large imports (issue 20, goal: 50,000 rows with PDFs and credentials in at most 2 minutes on this
@@ -27,7 +28,7 @@ const csv = Buffer.from(
 );
 
 s.warmUp();
-await s.issue.issueBatch(await s.accounts.actingPrincipal(account.id, 'bench'), template.id, [
+await s.issue.issueBatch(await s.accounts.actingPrincipal(account.id, 'bench', SYSTEM), template.id, [
   { name: 'Warm Up', email: 'w@example.com', data: { course: 'Warm-up' } },
 ]);
 

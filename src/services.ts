@@ -7,6 +7,7 @@ import {
   type FileChecker,
   type PdfRenderer,
 } from './pdf/pdf-renderer.js';
+import { createAuditService } from './modules/audit/audit.service.js';
 import { createAccountsService } from './modules/accounts/accounts.service.js';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createCertificatesService } from './modules/certificates/certificates.service.js';
@@ -104,7 +105,10 @@ export function createServices(deps: ServiceDeps) {
   const imports = createImportsService({
     db: deps.db,
     issue,
-    principalOf: (accountId, importId) => accounts.actingPrincipal(accountId, `import:${importId}`),
+    principalOf: (accountId, importId) =>
+      accounts.actingPrincipal(accountId, `import:${importId}`, {
+        actor: { type: 'system', id: importId, label: 'import' },
+      }),
     emails,
     publicBaseUrl,
     now: deps.now,
@@ -113,6 +117,7 @@ export function createServices(deps: ServiceDeps) {
 
   return {
     accounts,
+    audit: createAuditService(deps),
     contracts: createContractsService(deps),
     keys: createApiKeysService(deps),
     templates: createTemplatesService({ db: deps.db, checkDesign: (design) => getChecker().design(design) }),

@@ -1,7 +1,9 @@
+import os from 'node:os';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { UUID_PATTERN } from '../platform/ids.js';
+import type { Doer } from '../platform/principal.js';
 import { CliError, type Io } from './output.js';
 
 // What a command of the certsvc tool is, and the readers of its arguments that commands share.
@@ -63,3 +65,14 @@ export function date(value: string | boolean | undefined, name: string): Date | 
 }
 
 export const deps = (ctx: CommandContext) => ctx.deps!;
+
+// Who the audit trail says made a change from the command line: the CLI, as this operating-system user.
+export function cliDoer(): Doer {
+  let label: string | null = null;
+  try {
+    label = os.userInfo().username;
+  } catch {
+    label = process.env.USER ?? null;
+  }
+  return { actor: { type: 'cli', id: null, label } };
+}

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../platform/principal.js';
+import type { Role } from '../modules/shared/roles.js';
 import type { Services } from '../services.js';
 import type { Flash } from './html.js';
 
@@ -20,7 +21,7 @@ declare module 'fastify' {
 }
 
 export interface SignedIn {
-  user: { id: string; email: string; accountId: string };
+  user: { id: string; email: string; accountId: string; role: Role };
   accountName: string;
   principal: Principal;
 }
@@ -45,9 +46,12 @@ export async function loadSignedIn(
   }
   const account = await deps.services.accounts.get(user.accountId);
   request.signedIn = {
-    user: { id: user.id, email: user.email, accountId: user.accountId },
+    user: { id: user.id, email: user.email, accountId: user.accountId, role: user.role },
     accountName: account.name,
-    principal: await deps.services.accounts.actingPrincipal(user.accountId, `user:${user.id}`),
+    principal: await deps.services.accounts.actingPrincipal(user.accountId, `user:${user.id}`, {
+      actor: { type: 'user', id: user.id, label: user.email },
+      origin: { ip: request.ip, requestId: request.id },
+    }),
   };
   return request.signedIn;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
+import { SYSTEM } from '../../src/platform/principal.js';
 import { issueCertificate } from '../helpers/app.js';
 import { browserSkipReason } from '../helpers/browser.js';
 import {
@@ -72,7 +73,7 @@ describe('dashboard: templates and certificates (Chromium)', { skip }, () => {
     const list = await env.t.deps.services.certificates.list(user.tenant.accountId, { perPage: 100 });
     assert.equal(list.pagination.total, 18);
     const usage = await env.t.deps.services.usage.get(
-      await env.t.deps.services.accounts.actingPrincipal(user.tenant.accountId, 'test'),
+      await env.t.deps.services.accounts.actingPrincipal(user.tenant.accountId, 'test', SYSTEM),
     );
     assert.equal(usage.certificates.used, 18);
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { SYSTEM } from '../../src/platform/principal.js';
 import { formClient, signInWith } from './form-client.js';
 
 // The red-team findings on the dashboard (issue 21): each answered 500, stored what it should not,
@@ -108,7 +109,7 @@ describe('dashboard hardening', () => {
     const client = formClient(t);
     await signInWith(client, email, PASSWORD);
     const issued = await t.deps.services.issue.issueOne(
-      await t.deps.services.accounts.actingPrincipal(tenant.accountId, 'test'),
+      await t.deps.services.accounts.actingPrincipal(tenant.accountId, 'test', SYSTEM),
       tenant.templateId,
       { name: 'Ada', email: 'ada@a.test', data: { course: 'Engines' } },
     );

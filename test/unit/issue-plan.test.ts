@@ -64,6 +64,7 @@ function plan(recipient: ValidRecipient, expiry: DefaultExpiry) {
 
 function principal(emailDelivery: boolean): Principal {
   return {
+    actor: { type: 'system', id: null, label: null },
     keyId: 'k',
     accountId: 'a',
     scopes: [],

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import type { Principal } from '../../platform/principal.js';
+import type { Doer, Principal } from '../../platform/principal.js';
 import { rowView } from '../../platform/row-view.js';
 import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
@@ -125,12 +125,14 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
 
     // The account as a caller without a key (a dashboard user) acts for it: every scope, and the
     // plan's or the contract's quota and email delivery, read now, as key authentication reads them.
-    async actingPrincipal(accountId: string, actor: string): Promise<Principal> {
+    // `keyId` names the caller in rate limits and idempotency records ("user:<id>", "import:<id>").
+    async actingPrincipal(accountId: string, keyId: string, doer: Doer): Promise<Principal> {
       const row = await repo.findEntitlement(db, accountId, deps.now());
       if (!row) throw new NotFoundError('Account');
       const partner = row.contract_id !== null;
       return {
-        keyId: actor,
+        keyId,
+        ...doer,
         accountId,
         scopes: [...SCOPES],
         plan: row.plan,

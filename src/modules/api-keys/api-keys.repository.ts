@@ -22,6 +22,7 @@ export interface PrincipalRow extends EntitlementRow {
   key_id: string;
   account_id: string;
   scopes: string[];
+  prefix: string;
 }
 
 const COLUMNS = 'id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at';
@@ -80,9 +81,9 @@ export async function authenticateKey(
     text: `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true)),
      k AS (
        UPDATE api_keys SET last_used_at = $2 FROM async_commit WHERE key_hash = $1 AND revoked_at IS NULL
-       RETURNING id, account_id, scopes
+       RETURNING id, account_id, scopes, prefix
      )
-     SELECT k.id AS key_id, k.account_id, k.scopes, ${ENTITLEMENT_COLUMNS}
+     SELECT k.id AS key_id, k.account_id, k.scopes, k.prefix, ${ENTITLEMENT_COLUMNS}
        FROM k
        JOIN accounts a ON a.id = k.account_id
        ${ENTITLEMENT_JOINS}`,

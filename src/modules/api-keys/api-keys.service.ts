@@ -114,6 +114,7 @@ export function createApiKeysService(deps: { db: Db; now: () => Date }) {
       const partner = row.contract_id !== null;
       return {
         keyId: row.key_id,
+        actor: { type: 'api_key', id: row.key_id, label: row.prefix },
         accountId: row.account_id,
         scopes: row.scopes,
         plan: row.plan,

@@ -1,3 +1,4 @@
+import type { Role } from '../shared/roles.js';
 import type { Queryable } from '../../platform/db/db.js';
 
 export interface UserRow {
@@ -5,10 +6,11 @@ export interface UserRow {
   account_id: string;
   email: string;
   password_hash: string;
+  role: Role;
   created_at: Date;
 }
 
-const COLUMNS = 'id, account_id, email, password_hash, created_at';
+const COLUMNS = 'id, account_id, email, password_hash, role, created_at';
 
 // Emails are stored lower-cased (users.service), so an exact match is a case-insensitive one.
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {

@@ -5,13 +5,15 @@ import { assertStorable, compileBodyValidator } from '../../platform/validation.
 import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';
-import { findUserByEmail, findUserById, insertUser } from './users.repository.js';
+import { findUserByEmail, findUserById, insertUser, type UserRow } from './users.repository.js';
+import type { Role } from '../shared/roles.js';
 import { EMAIL_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface UserView {
   id: string;
   accountId: string;
   email: string;
+  role: Role;
   createdAt: string;
 }
 
@@ -22,8 +24,14 @@ export const MIN_PASSWORD_LENGTH = 12;
 let dummyHash: Promise<string> | undefined;
 const DUMMY_HASH = () => (dummyHash ??= hashPassword('certsvc-no-such-user'));
 
-function userView(row: { id: string; account_id: string; email: string; created_at: Date }): UserView {
-  return { id: row.id, accountId: row.account_id, email: row.email, createdAt: row.created_at.toISOString() };
+function userView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    email: row.email,
+    role: row.role,
+    createdAt: row.created_at.toISOString(),
+  };
 }
 
 // Dashboard users (sign-in comes with the dashboard). Emails are unique across accounts, case-insensitively.

@@ -114,6 +114,7 @@ export function installAccessControl(
         if (!principal.scopes.includes(access.scope)) {
           throw new InsufficientScopeError(access.scope);
         }
+        principal.origin = { ip: request.ip, requestId: request.id };
         request.principal = principal;
         return;
       }
