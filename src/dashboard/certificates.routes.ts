@@ -41,7 +41,7 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates } = deps.services;
   const kit = routeKit(app, deps);
 
-  kit.page('/certificates', async (request, reply) => {
+  kit.page('/certificates', 'read', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const query = request.query as Record<string, string | undefined>;
     const { status, search, filter } = searchOf(query);
@@ -52,7 +52,7 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   // The PDFs of the current search (the newest 5,000: ZIP_MAX), as one ZIP streamed while it is read.
   // Like every download that counts, refused when it comes from another site (downloads.ts).
-  app.get('/certificates/pdfs.zip', { preHandler: kit.signIn }, async (request, reply) => {
+  app.get('/certificates/pdfs.zip', { preHandler: kit.allow('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const { filter } = searchOf(request.query as Record<string, string | undefined>);
     const ids = await certificates.searchIds(accountId, filter);
@@ -66,7 +66,7 @@ function certificateRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates, emails, proof, signingKeys, templates } = deps.services;
   const kit = routeKit(app, deps);
 
-  kit.page('/certificates/:id', async (request, reply) => {
+  kit.page('/certificates/:id', 'read', async (request, reply) => {
     const s = signedIn(request);
     const certificate = await certificates.get(s.user.accountId, pathId(request));
     const [history, template, credential, pdfSigner, templateVersion] = await Promise.all([
@@ -91,7 +91,7 @@ function certificateRoutes(app: FastifyInstance, deps: DashboardDeps) {
   });
 
   // The signed credential, the same frozen bytes as the API serves.
-  app.get('/certificates/:id/credential', { preHandler: kit.signIn }, async (request, reply) => {
+  app.get('/certificates/:id/credential', { preHandler: kit.allow('read') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const certificate = await certificates.get(accountId, pathId(request));
     const body = await proof.credential(accountId, certificate.id);
@@ -105,7 +105,7 @@ function certificateRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   // The frozen PDF, as the API serves it (and counted as a download the same way; refused when the
   // request comes from another site: downloads.ts).
-  app.get('/certificates/:id/pdf', { preHandler: kit.signIn }, async (request, reply) => {
+  app.get('/certificates/:id/pdf', { preHandler: kit.allow('read') }, async (request, reply) => {
     const pdf = await certificates.pdf(
       signedIn(request).user.accountId,
       pathId(request),
@@ -124,10 +124,10 @@ function certificateRoutes(app: FastifyInstance, deps: DashboardDeps) {
 // The forms of a certificate's page: each says what it did, or why not, on the page it returns to.
 function certificateForms(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates, emails, issue, templates } = deps.services;
-  const { csrf } = routeKit(app, deps);
+  const kit = routeKit(app, deps);
   const back = (id: string) => `/dashboard/certificates/${id}`;
 
-  app.post('/certificates/:id/send', { preHandler: csrf }, async (request, reply) => {
+  app.post('/certificates/:id/send', { preHandler: kit.form('issue') }, async (request, reply) => {
     const s = signedIn(request);
     const id = pathId(request);
     const override = (form(request).recipientEmail ?? '').trim();
@@ -146,7 +146,7 @@ function certificateForms(app: FastifyInstance, deps: DashboardDeps) {
     return reply.redirect(back(id), 303);
   });
 
-  app.post('/certificates/:id/revoke', { preHandler: csrf }, async (request, reply) => {
+  app.post('/certificates/:id/revoke', { preHandler: kit.form('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     const fields = form(request);
@@ -167,7 +167,7 @@ function certificateForms(app: FastifyInstance, deps: DashboardDeps) {
 
   // Correct and reissue: the same service call as POST /api/v1/certificates/:id/reissue. The data
   // keys the design does not show are kept; a field left empty is dropped.
-  app.post('/certificates/:id/reissue', { preHandler: csrf }, async (request, reply) => {
+  app.post('/certificates/:id/reissue', { preHandler: kit.form('issue') }, async (request, reply) => {
     const s = signedIn(request);
     const id = pathId(request);
     const fields = form(request);

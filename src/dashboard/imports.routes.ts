@@ -30,14 +30,14 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
   const { certificates, imports, templates } = deps.services;
   const kit = routeKit(app, deps);
 
-  kit.page('/imports', async (request, reply) =>
+  kit.page('/imports', 'read', async (request, reply) =>
     importsPage({
       ...pageFrame(request, reply),
       imports: await imports.list(signedIn(request).user.accountId),
     }),
   );
 
-  kit.page('/imports/:id', async (request, reply) => {
+  kit.page('/imports/:id', 'read', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const imp = await imports.get(accountId, pathId(request));
     const template = await templates.get(accountId, imp.templateId).catch(() => undefined);
@@ -53,12 +53,12 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
   });
 
   // What the page's script polls: the import's counters, never its rows.
-  app.get('/imports/:id/progress.json', { preHandler: kit.signIn }, async (request, reply) => {
+  app.get('/imports/:id/progress.json', { preHandler: kit.allow('read') }, async (request, reply) => {
     const imp = await imports.get(signedIn(request).user.accountId, pathId(request));
     return reply.header('Cache-Control', 'no-store').send(imp);
   });
 
-  app.post('/imports/:id/cancel', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/imports/:id/cancel', { preHandler: kit.form('issue') }, async (request, reply) => {
     // The counts read after the cancel are final: a chunk being issued meanwhile either committed
     // first (and is counted) or rolls back (imports.repository.ts, finishChunk).
     const imp = await imports.cancel(signedIn(request).user.accountId, pathId(request));
@@ -69,7 +69,7 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
     return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
   });
 
-  app.post('/imports/:id/email', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/imports/:id/email', { preHandler: kit.form('issue') }, async (request, reply) => {
     const id = pathId(request);
     await flashOutcome(request, 'Not emailed', async () =>
       emailedText(await imports.emailAll(signedIn(request).principal, id)),
@@ -77,14 +77,14 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
     return reply.redirect(`/dashboard/imports/${id}`, 303);
   });
 
-  app.get('/imports/:id/results.csv', { preHandler: kit.signIn }, async (request, reply) => {
+  app.get('/imports/:id/results.csv', { preHandler: kit.allow('read') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     await imports.get(accountId, id);
     return sendCsv(reply, 'import-results.csv', imports.resultsCsv(accountId, id));
   });
 
-  app.get('/imports/:id/pdfs.zip', { preHandler: kit.signIn }, async (request, reply) => {
+  app.get('/imports/:id/pdfs.zip', { preHandler: kit.allow('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const ids = await imports.createdIds(accountId, pathId(request));
     return sendZip(reply, 'import-certificates.zip', certificates.pdfEntries(accountId, ids));

@@ -38,14 +38,14 @@ function templateChoice(deps: DashboardDeps) {
 function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
   const { issue } = deps.services;
 
-  kit.page('/certificates/new', async (request, reply) => {
+  kit.page('/certificates/new', 'issue', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const list = await choice.list(accountId);
     const template = await choice.of(accountId, choice.query(request));
     return issueOnePage({ user: userFrame(request, reply), templates: list, template, values: {} });
   });
 
-  app.post('/certificates/new', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/certificates/new', { preHandler: kit.form('issue') }, async (request, reply) => {
     const s = signedIn(request);
     const values = form(request);
     const template = await choice.of(s.user.accountId, values.templateId);
@@ -93,13 +93,13 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
 function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
   const { imports } = deps.services;
 
-  kit.page('/certificates/upload', async (request, reply) => {
+  kit.page('/certificates/upload', 'issue', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const template = await choice.of(accountId, choice.query(request));
     return uploadPage({ user: userFrame(request, reply), templates: await choice.list(accountId), template });
   });
 
-  app.post('/certificates/upload', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/certificates/upload', { preHandler: kit.form('issue') }, async (request, reply) => {
     const s = signedIn(request);
     const template = await choice.of(s.user.accountId, form(request).templateId);
     const file = (request.body as { file?: MultipartFile } | undefined)?.file;
@@ -155,7 +155,7 @@ function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit
     return imp;
   };
 
-  kit.page(base, async (request, reply) => {
+  kit.page(base, 'issue', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const imp = await uploadOf(request);
     const template = await templates.get(accountId, imp.templateId).catch(() => undefined);
@@ -169,7 +169,7 @@ function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit
   });
 
   // "Email all created": the upload's created certificates still Issued, queued at once, once.
-  app.post(`${base}/email`, { preHandler: kit.csrf }, async (request, reply) => {
+  app.post(`${base}/email`, { preHandler: kit.form('issue') }, async (request, reply) => {
     const imp = await uploadOf(request);
     await flashOutcome(request, 'Not emailed', async () =>
       emailedText(await imports.emailAll(signedIn(request).principal, imp.id)),
@@ -177,13 +177,13 @@ function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit
     return reply.redirect(`/dashboard/certificates/upload/results/${imp.id}`, 303);
   });
 
-  app.get(`${base}/pdfs.zip`, { preHandler: kit.signIn }, async (request, reply) => {
+  app.get(`${base}/pdfs.zip`, { preHandler: kit.allow('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const ids = await imports.createdIds(accountId, (await uploadOf(request)).id);
     return sendZip(reply, 'certificates-upload.zip', certificates.pdfEntries(accountId, ids));
   });
 
-  app.get(`${base}/results.csv`, { preHandler: kit.signIn }, async (request, reply) => {
+  app.get(`${base}/results.csv`, { preHandler: kit.allow('issue') }, async (request, reply) => {
     const imp = await uploadOf(request);
     const csv = imports.resultsCsv(signedIn(request).user.accountId, imp.id);
     return sendCsv(reply, 'certificates-upload-results.csv', csv);

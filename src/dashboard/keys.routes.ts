@@ -24,11 +24,11 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
       created: extra.created,
     });
 
-  kit.page(base, (request, reply) => listPage(request, reply));
+  kit.page(base, 'keys', (request, reply) => listPage(request, reply));
 
   // The new key is shown in this answer only, never stored (the database keeps its hash alone) and
   // never cached. Reloading asks the browser to send the form again, which makes another key.
-  app.post(base, { preHandler: kit.csrf }, async (request, reply) => {
+  app.post(base, { preHandler: kit.form('keys') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const scopes = formList(request, 'scopes');
@@ -52,7 +52,7 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
     }
   });
 
-  kit.page(`${base}/:id/revoke`, async (request, reply) => {
+  kit.page(`${base}/:id/revoke`, 'keys', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     const key = (await keys.list(accountId)).find((k) => k.id === id && !k.revokedAt);
@@ -60,7 +60,7 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
     return confirmRevokeKeyPage({ user: userFrame(request, reply), key });
   });
 
-  app.post(`${base}/:id/revoke`, { preHandler: kit.csrf }, async (request, reply) => {
+  app.post(`${base}/:id/revoke`, { preHandler: kit.form('keys') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const key = await keys.revoke(pathId(request), accountId);
     setFlash(request, {

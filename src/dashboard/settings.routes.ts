@@ -13,12 +13,12 @@ export function settingsRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const kit = routeKit(app, deps);
   const path = '/settings/sharing';
 
-  kit.page(path, async (request, reply) => {
+  kit.page(path, 'organisation', async (request, reply) => {
     const account = await accounts.get(signedIn(request).user.accountId);
     return sharingSettingsPage({ ...pageFrame(request, reply), settings: account.settings });
   });
 
-  app.post(path, { preHandler: kit.csrf }, async (request, reply) => {
+  app.post(path, { preHandler: kit.form('organisation') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const fields = form(request);
     const linkedinOrganizationId = fields.linkedinOrganizationId ?? '';

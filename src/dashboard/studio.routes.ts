@@ -79,17 +79,21 @@ function galleryRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const { templates, designPreview } = deps.services;
   const kit = routeKit(app, deps);
 
-  kit.page('/templates/new', async (request, reply) =>
+  kit.page('/templates/new', 'design', async (request, reply) =>
     galleryPage({ ...pageFrame(request, reply), designs: await galleryDesigns() }),
   );
 
-  app.get('/templates/gallery/:slug/preview.pdf', { preHandler: kit.signIn }, async (request, reply) => {
-    const start = await galleryDesign((request.params as { slug: string }).slug);
-    if (!start) throw new NotFoundError('Page');
-    return sendPdf(reply, await designPreview.render(start.design), false);
-  });
+  app.get(
+    '/templates/gallery/:slug/preview.pdf',
+    { preHandler: kit.allow('design') },
+    async (request, reply) => {
+      const start = await galleryDesign((request.params as { slug: string }).slug);
+      if (!start) throw new NotFoundError('Page');
+      return sendPdf(reply, await designPreview.render(start.design), false);
+    },
+  );
 
-  app.post('/templates/new', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/new', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const made = await templates.createFromGallery(accountId, form(request).design ?? '');
     setFlash(request, {
@@ -143,10 +147,10 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
     });
   };
 
-  kit.page('/templates/:id/edit', (request, reply) => editor(request, reply));
+  kit.page('/templates/:id/edit', 'design', (request, reply) => editor(request, reply));
 
   // Save (a new version) or Publish (save if changed, then issue with it), from the form.
-  app.post('/templates/:id/edit', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/:id/edit', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     const fields = form(request);
@@ -166,7 +170,7 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
     }
   });
 
-  app.post('/templates/:id/publish', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/:id/publish', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const t = await templates.publish(accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `Published version ${t.version} of ${t.name}.` });
@@ -176,7 +180,7 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
   // An image or a font for the design being edited (multipart: kind, file), checked and decoded,
   // answered as JSON { src, width?, height? } for the editor to put into the design; nothing is
   // stored, and the design changes only when it is saved. A refusal is the error page (422, 413).
-  app.post('/templates/:id/uploads', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/:id/uploads', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     await templates.working(accountId, pathId(request));
     const file = (request.body as { file?: MultipartFile } | undefined)?.file;
@@ -198,7 +202,7 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   // The editor's live preview: the design being edited (saved or not) with the sample values, as
   // JSON { design, sample }. A POST for its size; it changes nothing but still needs the token.
-  app.post('/templates/:id/preview.pdf', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/:id/preview.pdf', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     await templates.working(accountId, pathId(request));
     const body = (request.body ?? {}) as { design?: unknown; sample?: Record<string, unknown> };
@@ -212,7 +216,7 @@ function versionRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const { templates } = deps.services;
   const kit = routeKit(app, deps);
 
-  kit.page('/templates/:id/history', async (request, reply) => {
+  kit.page('/templates/:id/history', 'design', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const id = pathId(request);
     const working = await templates.working(accountId, id);
@@ -223,31 +227,35 @@ function versionRoutes(app: FastifyInstance, deps: DashboardDeps) {
     });
   });
 
-  app.post('/templates/:id/versions/:version/restore', { preHandler: kit.csrf }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
-    const version = versionParam(request);
-    const t = await templates.restore(accountId, pathId(request), version);
-    setFlash(request, {
-      kind: 'ok',
-      text: `Version ${version} is restored as version ${t.latestVersion}.${t.status === 'active' ? ' Publish it to issue with it.' : ''}`,
-    });
-    return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
-  });
+  app.post(
+    '/templates/:id/versions/:version/restore',
+    { preHandler: kit.form('design') },
+    async (request, reply) => {
+      const { accountId } = signedIn(request).user;
+      const version = versionParam(request);
+      const t = await templates.restore(accountId, pathId(request), version);
+      setFlash(request, {
+        kind: 'ok',
+        text: `Version ${version} is restored as version ${t.latestVersion}.${t.status === 'active' ? ' Publish it to issue with it.' : ''}`,
+      });
+      return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
+    },
+  );
 
-  app.post('/templates/:id/duplicate', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/:id/duplicate', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const copy = await templates.duplicate(accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `${copy.name} is a new draft.` });
     return reply.redirect(`/dashboard/templates/${copy.id}/edit`, 303);
   });
 
-  kit.page('/templates/:id/archive', async (request, reply) => {
+  kit.page('/templates/:id/archive', 'design', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const working = await templates.working(accountId, pathId(request));
     return confirmArchivePage({ user: userFrame(request, reply), template: working });
   });
 
-  app.post('/templates/:id/archive', { preHandler: kit.csrf }, async (request, reply) => {
+  app.post('/templates/:id/archive', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const t = await templates.archiveOwned(accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `${t.name} is archived: nothing more can be issued with it.` });

@@ -13,7 +13,7 @@ export function templatesPages(app: FastifyInstance, deps: DashboardDeps) {
   const kit = routeKit(app, deps);
 
   // Drafts and published templates (archived ones are gone), newest first.
-  kit.page('/templates', async (request, reply) =>
+  kit.page('/templates', 'read', async (request, reply) =>
     templatesPage({
       ...pageFrame(request, reply),
       templates: await templates.listWorking(signedIn(request).user.accountId, LISTED),
@@ -21,7 +21,7 @@ export function templatesPages(app: FastifyInstance, deps: DashboardDeps) {
   );
 
   // The preview PDF, framed by the templates page (same origin only); see savedPreview.
-  app.get('/templates/:id/preview.pdf', { preHandler: kit.signIn }, async (request, reply) =>
+  app.get('/templates/:id/preview.pdf', { preHandler: kit.allow('read') }, async (request, reply) =>
     savedPreview(deps, request, reply),
   );
 }
