@@ -26,6 +26,9 @@ header.top nav a[aria-current=page]{background:#fff;color:#14213d;font-weight:60
 header.top .who{display:flex;align-items:center;gap:.6rem;font-size:.9rem;color:#c9d3e6}
 header.top .who form{margin:0}
 header.top .who button{background:transparent;color:#fff;border:1px solid #8393b5;padding:.3rem .7rem}
+.settings-nav ul{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.25rem;border-bottom:1px solid #d5dbe7}
+.settings-nav a{display:block;padding:.4rem .7rem;text-decoration:none;border-radius:8px 8px 0 0}
+.settings-nav a[aria-current=page]{background:#14213d;color:#fff;font-weight:600}
 main{max-width:72rem;margin:0 auto;padding:1.25rem 1rem 3rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
 h2{font-size:1.2rem;margin:0 0 .75rem}

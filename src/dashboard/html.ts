@@ -2,6 +2,7 @@ import { formatDateUtc } from '../modules/verify/verify-page.dates.js';
 import { FAVICON_LINK } from '../platform/http/favicon.js';
 import { EMPTY, html, safe, type Html } from '../platform/html.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import { can, type Permission, type Role } from '../modules/shared/roles.js';
 
 // The dashboard's page frame and its own small helpers, built with the `html` tag of
 // platform/html.ts. Values people typed (names, template names, reasons) are shown in `typed()`,
@@ -40,18 +41,19 @@ export function notice(flash: Flash | undefined): Html {
 export interface PageFrame {
   title: string;
   // The nav entry of this page, for aria-current; undefined for pages outside the nav.
-  section?: 'home' | 'certificates' | 'templates' | 'api-keys';
-  user?: { email: string; accountName: string; csrf: string };
+  section?: 'home' | 'certificates' | 'templates' | 'settings';
+  user?: { email: string; accountName: string; csrf: string; role: Role };
   // Module scripts of this page besides the dashboard's one script (the studio's), from 'self'.
   scripts?: string[];
   body: Html;
 }
 
-const NAV: { id: PageFrame['section']; href: string; label: string }[] = [
-  { id: 'home', href: '/dashboard', label: 'Home' },
-  { id: 'certificates', href: '/dashboard/certificates', label: 'Certificates' },
-  { id: 'templates', href: '/dashboard/templates', label: 'Templates' },
-  { id: 'api-keys', href: '/dashboard/settings/api-keys', label: 'Settings: API keys' },
+// The menu shows only what the user's role may open (modules/shared/roles.ts).
+const NAV: { id: PageFrame['section']; href: string; label: string; permission: Permission }[] = [
+  { id: 'home', href: '/dashboard', label: 'Home', permission: 'read' },
+  { id: 'certificates', href: '/dashboard/certificates', label: 'Certificates', permission: 'read' },
+  { id: 'templates', href: '/dashboard/templates', label: 'Templates', permission: 'read' },
+  { id: 'settings', href: '/dashboard/settings', label: 'Settings', permission: 'read' },
 ];
 
 function header(frame: PageFrame): Html {
@@ -60,7 +62,8 @@ function header(frame: PageFrame): Html {
       <div class="bar"><span class="brand">certsvc</span></div>
     </header>`;
   }
-  const links = NAV.map(
+  const role = frame.user.role;
+  const links = NAV.filter((n) => can(role, n.permission)).map(
     (n) =>
       html`<li>
         <a href="${n.href}" ${safe(n.id === frame.section ? ' aria-current="page"' : '')}>${n.label}</a>

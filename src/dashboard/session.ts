@@ -70,7 +70,7 @@ export function signedIn(request: FastifyRequest): SignedIn {
 // The frame of a page for the signed-in user, with a CSRF token for its forms.
 export function userFrame(request: FastifyRequest, reply: FastifyReply) {
   const s = signedIn(request);
-  return { email: s.user.email, accountName: s.accountName, csrf: reply.generateCsrf() };
+  return { email: s.user.email, accountName: s.accountName, role: s.user.role, csrf: reply.generateCsrf() };
 }
 
 export function takeFlash(request: FastifyRequest): Flash | undefined {

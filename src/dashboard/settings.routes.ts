@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
 import { sharingSettingsPage } from './pages/settings.page.js';
+import { settingsIndexPage } from './pages/settings-nav.js';
 import { form } from './params.js';
 import { pageFrame, routeKit } from './routes.js';
 import { html as send, setFlash, signedIn, userFrame } from './session.js';
@@ -12,6 +13,8 @@ export function settingsRoutes(app: FastifyInstance, deps: DashboardDeps) {
   const accounts = deps.services.accounts;
   const kit = routeKit(app, deps);
   const path = '/settings/sharing';
+
+  kit.page('/settings', 'read', async (request, reply) => settingsIndexPage(pageFrame(request, reply)));
 
   kit.page(path, 'organisation', async (request, reply) => {
     const account = await accounts.get(signedIn(request).user.accountId);

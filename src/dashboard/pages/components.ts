@@ -1,5 +1,6 @@
 import { csrfField, notice, page, type Flash, type PageFrame } from '../html.js';
-import { html, type Html } from '../../platform/html.js';
+import { EMPTY, html, type Html } from '../../platform/html.js';
+import { settingsNav, type SettingsPage } from './settings-nav.js';
 
 // The pieces the dashboard's pages share: a page under its heading, a table of rows, what a list says when it is empty,
 // the pager of a long list, a filter's choice, a confirmation form, and a badge.
@@ -96,11 +97,14 @@ export function badge(status: string, text = status): Html {
 
 // A page of the signed-in user under its heading (its title unless told), then the message left
 // for it (a flash), then its body.
-export function titledPage(opts: PageFrame & { heading?: Html; flash: Flash | undefined }): string {
-  const { heading, flash, body, ...frame } = opts;
+export function titledPage(
+  opts: PageFrame & { heading?: Html; flash: Flash | undefined; settings?: SettingsPage },
+): string {
+  const { heading, flash, body, settings, ...frame } = opts;
   return page({
     ...frame,
-    body: html`<h1>${heading ?? frame.title}</h1>
+    body: html`${settings && frame.user ? settingsNav(frame.user.role, settings) : EMPTY}
+      <h1>${heading ?? frame.title}</h1>
       ${notice(flash)} ${body}`,
   });
 }

@@ -74,7 +74,8 @@ export function keysPage(opts: {
   });
   return titledPage({
     title: 'API keys',
-    section: 'api-keys',
+    section: 'settings',
+    settings: 'api-keys',
     user: opts.user,
     flash: opts.flash,
     heading: html`Settings: API keys`,
@@ -108,7 +109,7 @@ export function confirmRevokeKeyPage(opts: { user: ReturnType<typeof userFrame>;
   const k = opts.key;
   return page({
     title: 'Revoke API key',
-    section: 'api-keys',
+    section: 'settings',
     user: opts.user,
     body: html`<h1>Revoke this API key?</h1>
       <div class="card">

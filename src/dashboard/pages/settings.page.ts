@@ -1,5 +1,6 @@
 import type { AccountSettings } from '../../modules/accounts/accounts.service.js';
-import { csrfField, notice, page, type Flash } from '../html.js';
+import { csrfField, notice, type Flash } from '../html.js';
+import { settingsPage } from './settings-nav.js';
 import { html, safe } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 
@@ -13,10 +14,9 @@ export function sharingSettingsPage(opts: {
 }): string {
   const linkedin = opts.typed?.linkedinOrganizationId ?? opts.settings.linkedinOrganizationId ?? '';
   const publicDownload = opts.typed?.publicDownload ?? opts.settings.publicDownload;
-  return page({
-    title: 'Settings: sharing',
-    user: opts.user,
-    body: html`<h1>Settings: sharing</h1>
+  return settingsPage(
+    { title: 'sharing', user: opts.user, current: 'sharing' },
+    html`<h1>Settings: sharing</h1>
       ${notice(opts.flash)}
       <form class="card" method="post" action="/dashboard/settings/sharing" id="sharing-settings">
         ${csrfField(opts.user.csrf)}
@@ -58,5 +58,5 @@ export function sharingSettingsPage(opts: {
         >
         <div class="actions"><button type="submit">Save</button></div>
       </form>`,
-  });
+  );
 }
