@@ -21,7 +21,12 @@ import { createVerifyService } from './modules/verify/verify.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { createEmailsService } from './modules/certificates/certificate-emails.service.js';
 import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
-import { createFileTransport, createSmtpTransport } from './modules/emails/mail-transport.js';
+import {
+  createFileTransport,
+  createSmtpTransport,
+  type MailTransport,
+} from './modules/emails/mail-transport.js';
+import { createAccountMail } from './modules/emails/account-mail.js';
 import path from 'node:path';
 import type { Metrics } from './platform/metrics.js';
 import type { KeyVault } from './platform/proof/key-vault.js';
@@ -67,6 +72,13 @@ function timed(renderer: PdfRenderer, metrics: Metrics): PdfRenderer {
 
 export function createServices(deps: ServiceDeps) {
   const { config, metrics } = deps;
+  // Account emails (invitations, password resets) go out at once over a transport of this process.
+  let mailTransport: MailTransport | undefined;
+  const newTransport = (): MailTransport =>
+    config.smtpUrl
+      ? createSmtpTransport(config.smtpUrl, config.smtp)
+      : createFileTransport(path.join(config.dataDir, 'mail'));
+  const getMailTransport = () => (mailTransport ??= newTransport());
   // Worker threads start on first use, so CLI commands that render nothing never pay for them.
   let renderer: PdfRenderer | undefined;
   const getRenderer = () => (renderer ??= timed(createPdfRenderer(), metrics));
@@ -132,6 +144,7 @@ export function createServices(deps: ServiceDeps) {
     verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
     users: createUsersService(deps),
     emails,
+    accountMail: createAccountMail({ transport: getMailTransport, mailFrom: config.mailFrom }),
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {
       getRenderer();
@@ -151,9 +164,7 @@ export function createServices(deps: ServiceDeps) {
     },
     // SMTP when SMTP_URL is set; otherwise .eml files under DATA_DIR/mail, marked sent.
     startEmailWorker(): EmailWorker {
-      const transport = config.smtpUrl
-        ? createSmtpTransport(config.smtpUrl, config.smtp)
-        : createFileTransport(path.join(config.dataDir, 'mail'));
+      const transport = newTransport();
       const worker = startEmailWorker({
         db: deps.db,
         transport,
@@ -172,7 +183,7 @@ export function createServices(deps: ServiceDeps) {
       };
     },
     async close() {
-      await Promise.all([renderer?.close(), checker?.close()]);
+      await Promise.all([renderer?.close(), checker?.close(), mailTransport?.close()]);
     },
   };
 }

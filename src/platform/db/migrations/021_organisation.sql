@@ -3,6 +3,9 @@
 ALTER TABLE users ADD COLUMN role text NOT NULL DEFAULT 'owner'
   CHECK (role IN ('owner', 'admin', 'issuer', 'designer', 'viewer'));
 CREATE INDEX users_account_idx ON users (account_id);
+-- What Settings > Team shows of each user (the two-factor secret itself: migration 023).
+ALTER TABLE users ADD COLUMN last_sign_in_at timestamptz;
+ALTER TABLE users ADD COLUMN two_factor_enabled_at timestamptz;
 
 -- Keys stay the account's when the user who made them leaves: the email keeps naming them.
 ALTER TABLE api_keys ADD COLUMN created_by_user_id uuid;
