@@ -6,7 +6,8 @@ import { migrate } from './platform/db/migrate.js';
 import { createMemoryStore } from './platform/rate-limit/memory.store.js';
 import type { RateLimitStore } from './platform/rate-limit/rate-limit.store.js';
 import { upsertPlans } from './modules/accounts/accounts.repository.js';
-import { createServices, type Services } from './services.js';
+import { createServices, type ServiceName, type Services } from './services.js';
+import { checkVault } from './modules/proof/vault-check.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { createKeyVault, WrongMasterKeyError } from './platform/proof/key-vault.js';
 import { dataDirMasterKey } from './platform/proof/master-key.js';
@@ -72,7 +73,13 @@ export async function prepareDatabase(db: Db, config: Config): Promise<string[]>
 // dependencies here from a validated Config.
 export async function createDeps(
   config: Config,
-  opts: { logger?: Logger; now?: () => Date; migrate?: boolean } = {},
+  opts: {
+    logger?: Logger;
+    now?: () => Date;
+    migrate?: boolean;
+    /** Only these services (and what they need); all when absent (docs/architecture.md). */
+    services?: readonly ServiceName[];
+  } = {},
 ): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
@@ -106,10 +113,11 @@ export async function createDeps(
   // SIGNING_KEYS_SECRET, or on the embedded default the one generated into the data folder.
   const masterKey = config.signingKeysSecret ?? (embedded ? dataDirMasterKey(config.dataDir) : undefined);
   const vault = masterKey ? createKeyVault(masterKey) : undefined;
-  const services = createServices({ config, db, logger, now, metrics, vault });
+  let services: Services;
   try {
+    services = await createServices({ config, db, logger, now, metrics, vault }, opts.services);
     // Before `certsvc migrate` has run, there is no table of keys to check.
-    if (opts.migrate !== false) await services.signingKeys.checkVault();
+    if (opts.migrate !== false) await checkVault(db, vault);
   } catch (err) {
     await db.close();
     await embedded?.release();

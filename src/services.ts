@@ -1,39 +1,13 @@
 import type { Logger } from 'pino';
+import path from 'node:path';
 import type { Config } from './config.js';
 import type { Db } from './platform/db/db.js';
-import {
-  createFileChecker,
-  createPdfRenderer,
-  type FileChecker,
-  type PdfRenderer,
-} from './pdf/pdf-renderer.js';
-import { createAuditService } from './modules/audit/audit.service.js';
-import { createAccountsService } from './modules/accounts/accounts.service.js';
-import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { createCertificatesService } from './modules/certificates/certificates.service.js';
-import { createIssueService } from './modules/certificates/issue.service.js';
-import { createContractsService } from './modules/contracts/contracts.service.js';
-import { createDesignPreviewService } from './modules/templates/design-preview.service.js';
-import { createUploadsService } from './modules/templates/uploads.js';
-import { createTemplatesService } from './modules/templates/templates.service.js';
-import { createUsageService } from './modules/usage/usage.service.js';
-import { createVerifyService } from './modules/verify/verify.service.js';
-import { createUsersService } from './modules/users/users.service.js';
-import { createEmailsService } from './modules/certificates/certificate-emails.service.js';
-import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
-import {
-  createFileTransport,
-  createSmtpTransport,
-  type MailTransport,
-} from './modules/emails/mail-transport.js';
-import { createAccountMail } from './modules/emails/account-mail.js';
-import path from 'node:path';
+import type { FileChecker, PdfRenderer } from './pdf/pdf-renderer.js';
+import type { EmailWorker } from './modules/emails/email.worker.js';
+import type { MailTransport } from './modules/emails/mail-transport.js';
+import type { ImportWorker } from './modules/imports/import.worker.js';
 import type { Metrics } from './platform/metrics.js';
 import type { KeyVault } from './platform/proof/key-vault.js';
-import { createProofService } from './modules/proof/proof.service.js';
-import { createSigningKeys } from './modules/proof/signing-keys.service.js';
-import { createImportsService } from './modules/imports/imports.service.js';
-import { startImportWorker, type ImportWorker } from './modules/imports/import.worker.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -70,89 +44,207 @@ function timed(renderer: PdfRenderer, metrics: Metrics): PdfRenderer {
   };
 }
 
-export function createServices(deps: ServiceDeps) {
-  const { config, metrics } = deps;
+// The services of one process, each built from its module on demand: the server builds them all
+// at start; a certsvc command builds only the ones it names (Command.services), so `account list`
+// never loads the renderer, the proofs or the schemas of issuing (docs/benchmarks.md, issue 33).
+type Module<T> = () => Promise<T>;
+const load = {
+  accounts: () => import('./modules/accounts/accounts.service.js'),
+  audit: () => import('./modules/audit/audit.service.js'),
+  contracts: () => import('./modules/contracts/contracts.service.js'),
+  keys: () => import('./modules/api-keys/api-keys.service.js'),
+  templates: () => import('./modules/templates/templates.service.js'),
+  uploads: () => import('./modules/templates/uploads.js'),
+  designPreview: () => import('./modules/templates/design-preview.service.js'),
+  usage: () => import('./modules/usage/usage.service.js'),
+  signingKeys: () => import('./modules/proof/signing-keys.service.js'),
+  proof: () => import('./modules/proof/proof.service.js'),
+  certificates: () => import('./modules/certificates/certificates.service.js'),
+  issue: () => import('./modules/certificates/issue.service.js'),
+  imports: () => import('./modules/imports/imports.service.js'),
+  verify: () => import('./modules/verify/verify.service.js'),
+  users: () => import('./modules/users/users.service.js'),
+  emails: () => import('./modules/certificates/certificate-emails.service.js'),
+  accountMail: () => import('./modules/emails/account-mail.js'),
+} satisfies Record<string, Module<unknown>>;
+type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
+
+export interface ServiceMap {
+  accounts: ReturnType<Loaded<'accounts'>['createAccountsService']>;
+  audit: ReturnType<Loaded<'audit'>['createAuditService']>;
+  contracts: ReturnType<Loaded<'contracts'>['createContractsService']>;
+  keys: ReturnType<Loaded<'keys'>['createApiKeysService']>;
+  templates: ReturnType<Loaded<'templates'>['createTemplatesService']>;
+  uploads: ReturnType<Loaded<'uploads'>['createUploadsService']>;
+  designPreview: ReturnType<Loaded<'designPreview'>['createDesignPreviewService']>;
+  usage: ReturnType<Loaded<'usage'>['createUsageService']>;
+  signingKeys: ReturnType<Loaded<'signingKeys'>['createSigningKeys']>;
+  proof: ReturnType<Loaded<'proof'>['createProofService']>;
+  certificates: ReturnType<Loaded<'certificates'>['createCertificatesService']>;
+  issue: ReturnType<Loaded<'issue'>['createIssueService']>;
+  imports: ReturnType<Loaded<'imports'>['createImportsService']>;
+  verify: ReturnType<Loaded<'verify'>['createVerifyService']>;
+  users: ReturnType<Loaded<'users'>['createUsersService']>;
+  emails: ReturnType<Loaded<'emails'>['createEmailsService']>;
+  accountMail: ReturnType<Loaded<'accountMail'>['createAccountMail']>;
+}
+export type ServiceName = keyof ServiceMap;
+export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
+
+// What a service is built from besides its module: the others it needs, got through `get`.
+type Get = <K extends ServiceName>(name: K) => Promise<ServiceMap[K]>;
+interface Parts {
+  deps: ServiceDeps;
+  get: Get;
+  renderer: () => PdfRenderer;
+  checker: () => FileChecker;
+  mailTransport: () => MailTransport;
+  importWorkers: Set<ImportWorker>;
+}
+
+const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
+  accounts: async ({ deps }) => (await load.accounts()).createAccountsService(deps),
+  audit: async ({ deps }) => (await load.audit()).createAuditService(deps),
+  contracts: async ({ deps }) => (await load.contracts()).createContractsService(deps),
+  keys: async ({ deps }) => (await load.keys()).createApiKeysService(deps),
+  templates: async ({ deps, checker }) =>
+    (await load.templates()).createTemplatesService({
+      db: deps.db,
+      checkDesign: (design) => checker().design(design),
+    }),
+  uploads: async ({ checker }) => (await load.uploads()).createUploadsService({ checker }),
+  designPreview: async ({ deps, renderer }) =>
+    (await load.designPreview()).createDesignPreviewService({
+      renderer,
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+  usage: async ({ deps }) => (await load.usage()).createUsageService(deps),
+  signingKeys: async ({ deps }) =>
+    (await load.signingKeys()).createSigningKeys({
+      db: deps.db,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      vault: deps.vault,
+      now: deps.now,
+      logger: deps.logger,
+    }),
+  proof: async ({ deps, get }) =>
+    (await load.proof()).createProofService({
+      db: deps.db,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      signingKeys: await get('signingKeys'),
+      tsa: deps.config.tsa,
+      now: deps.now,
+      logger: deps.logger,
+    }),
+  certificates: async ({ deps, get }) =>
+    (await load.certificates()).createCertificatesService({
+      db: deps.db,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+      proof: await get('proof'),
+    }),
+  issue: async ({ deps, get, renderer }) =>
+    (await load.issue()).createIssueService({
+      db: deps.db,
+      proof: await get('proof'),
+      renderer,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+      onIssued: (count) => deps.metrics.certificatesIssued.inc(count),
+    }),
+  imports: async ({ deps, get, importWorkers }) => {
+    const accounts = await get('accounts');
+    return (await load.imports()).createImportsService({
+      db: deps.db,
+      issue: await get('issue'),
+      principalOf: (accountId, importId) =>
+        accounts.actingPrincipal(accountId, `import:${importId}`, {
+          actor: { type: 'system', id: importId, label: 'import' },
+        }),
+      emails: await get('emails'),
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+      // This process's import workers, woken when it creates an import.
+      onCreated: () => importWorkers.forEach((w) => w.wake()),
+    });
+  },
+  verify: async ({ deps }) =>
+    (await load.verify()).createVerifyService({
+      db: deps.db,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+    }),
+  users: async ({ deps }) => (await load.users()).createUsersService(deps),
+  emails: async ({ deps }) => (await load.emails()).createEmailsService(deps),
   // Account emails (invitations, password resets) go out at once over a transport of this process.
-  let mailTransport: MailTransport | undefined;
+  accountMail: async ({ deps, mailTransport }) =>
+    (await load.accountMail()).createAccountMail({
+      transport: mailTransport,
+      mailFrom: deps.config.mailFrom,
+    }),
+};
+
+// A service this process did not build: any use of it is a bug of the command that left it out.
+function absent<T>(name: string): T {
+  return new Proxy({} as object, {
+    get(_target, prop) {
+      if (prop === 'then') return undefined;
+      throw new Error(`the ${name} service was not built for this command (Command.services)`);
+    },
+  }) as T;
+}
+
+/**
+ * The services of this process: all of them (the server, workers, tests), or only `only` and what
+ * they need (a certsvc command).
+ */
+export async function createServices(deps: ServiceDeps, only: readonly ServiceName[] = SERVICE_NAMES) {
+  const { config, metrics } = deps;
+  // The renderer's and the mail transport's modules only for the services that use them.
+  const all = only === SERVICE_NAMES;
+  const [pdf, transports] = await Promise.all([
+    only.some((n) => THREADED.includes(n)) ? import('./pdf/pdf-renderer.js') : undefined,
+    all || only.includes('accountMail') ? import('./modules/emails/mail-transport.js') : undefined,
+  ]);
   const newTransport = (): MailTransport =>
     config.smtpUrl
-      ? createSmtpTransport(config.smtpUrl, config.smtp)
-      : createFileTransport(path.join(config.dataDir, 'mail'));
-  const getMailTransport = () => (mailTransport ??= newTransport());
+      ? transports!.createSmtpTransport(config.smtpUrl, config.smtp)
+      : transports!.createFileTransport(path.join(config.dataDir, 'mail'));
+  let mailTransport: MailTransport | undefined;
   // Worker threads start on first use, so CLI commands that render nothing never pay for them.
   let renderer: PdfRenderer | undefined;
-  const getRenderer = () => (renderer ??= timed(createPdfRenderer(), metrics));
   // The checks of designs and uploads, in threads of their own (pdf/file-checker.ts).
   let checker: FileChecker | undefined;
-  const getChecker = () => (checker ??= createFileChecker());
-  const publicBaseUrl = config.publicBaseUrl;
-  const signingKeys = createSigningKeys({
-    db: deps.db,
-    publicBaseUrl,
-    vault: deps.vault,
-    now: deps.now,
-    logger: deps.logger,
-  });
-  const proof = createProofService({
-    db: deps.db,
-    publicBaseUrl,
-    signingKeys,
-    tsa: config.tsa,
-    now: deps.now,
-    logger: deps.logger,
-  });
-
-  const issue = createIssueService({
-    db: deps.db,
-    proof,
-    renderer: getRenderer,
-    publicBaseUrl,
-    now: deps.now,
-    onIssued: (count) => metrics.certificatesIssued.inc(count),
-  });
-  const accounts = createAccountsService(deps);
-  const emails = createEmailsService(deps);
-  // This process's import workers, woken when it creates an import.
   const importWorkers = new Set<ImportWorker>();
-  const imports = createImportsService({
-    db: deps.db,
-    issue,
-    principalOf: (accountId, importId) =>
-      accounts.actingPrincipal(accountId, `import:${importId}`, {
-        actor: { type: 'system', id: importId, label: 'import' },
-      }),
-    emails,
-    publicBaseUrl,
-    now: deps.now,
-    onCreated: () => importWorkers.forEach((w) => w.wake()),
-  });
+  const built = new Map<ServiceName, Promise<unknown>>();
+  const parts: Parts = {
+    deps,
+    get: (name) => {
+      if (!built.has(name)) built.set(name, BUILD[name](parts));
+      return built.get(name) as Promise<ServiceMap[typeof name]>;
+    },
+    renderer: () => (renderer ??= timed(pdf!.createPdfRenderer(), metrics)),
+    checker: () => (checker ??= pdf!.createFileChecker()),
+    mailTransport: () => (mailTransport ??= newTransport()),
+    importWorkers,
+  };
+  await Promise.all(only.map((name) => parts.get(name)));
+  const services = {} as ServiceMap;
+  for (const name of SERVICE_NAMES) {
+    (services as Record<ServiceName, unknown>)[name] = built.has(name) ? await built.get(name) : absent(name);
+  }
+  const workers = all ? await loadWorkers() : undefined;
 
   return {
-    accounts,
-    audit: createAuditService(deps),
-    contracts: createContractsService(deps),
-    keys: createApiKeysService(deps),
-    templates: createTemplatesService({ db: deps.db, checkDesign: (design) => getChecker().design(design) }),
-    uploads: createUploadsService({ checker: getChecker }),
-    designPreview: createDesignPreviewService({ renderer: getRenderer, publicBaseUrl }),
-    usage: createUsageService(deps),
-    signingKeys,
-    proof,
-    certificates: createCertificatesService({ db: deps.db, publicBaseUrl, now: deps.now, proof }),
-    issue,
-    imports,
-    verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
-    users: createUsersService(deps),
-    emails,
-    accountMail: createAccountMail({ transport: getMailTransport, mailFrom: config.mailFrom }),
+    ...services,
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {
-      getRenderer();
-      getChecker();
+      parts.renderer();
+      parts.checker();
     },
     // Issues imports' chunks in this process (beside the other instances' workers).
     startImportWorker(): ImportWorker {
-      const worker = startImportWorker({ imports, logger: deps.logger });
+      const worker = workers!.startImportWorker({ imports: services.imports, logger: deps.logger });
       importWorkers.add(worker);
       return {
         wake: () => worker.wake(),
@@ -165,11 +257,11 @@ export function createServices(deps: ServiceDeps) {
     // SMTP when SMTP_URL is set; otherwise .eml files under DATA_DIR/mail, marked sent.
     startEmailWorker(): EmailWorker {
       const transport = newTransport();
-      const worker = startEmailWorker({
+      const worker = workers!.startEmailWorker({
         db: deps.db,
         transport,
         mailFrom: config.mailFrom,
-        publicBaseUrl,
+        publicBaseUrl: config.publicBaseUrl,
         logger: deps.logger,
         options: config.email,
         now: deps.now,
@@ -188,4 +280,15 @@ export function createServices(deps: ServiceDeps) {
   };
 }
 
-export type Services = ReturnType<typeof createServices>;
+// The services that start render or file-check threads (and what needs them).
+const THREADED: readonly ServiceName[] = ['templates', 'uploads', 'designPreview', 'issue', 'imports'];
+
+async function loadWorkers() {
+  const [email, imports] = await Promise.all([
+    import('./modules/emails/email.worker.js'),
+    import('./modules/imports/import.worker.js'),
+  ]);
+  return { startEmailWorker: email.startEmailWorker, startImportWorker: imports.startImportWorker };
+}
+
+export type Services = Awaited<ReturnType<typeof createServices>>;

@@ -23,6 +23,7 @@ function onOff(value: string | boolean | undefined): boolean | undefined {
 export const accountSettingsCommands: Command[] = [
   {
     path: ['account', 'settings'],
+    services: ['accounts'],
     usage: 'account settings ACCOUNT_ID [--linkedin-organization-id ID|none] [--public-download on|off]',
     positionals: ['ACCOUNT_ID'],
     options: { 'linkedin-organization-id': { type: 'string' }, 'public-download': { type: 'string' } },

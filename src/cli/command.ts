@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { UUID_PATTERN } from '../platform/ids.js';
 import type { Doer } from '../platform/principal.js';
+import type { ServiceName } from '../services.js';
 import { CliError, type Io } from './output.js';
 
 // What a command of the certsvc tool is, and the readers of its arguments that commands share.
@@ -23,6 +24,8 @@ export interface Command {
   positionals: string[];
   options?: ParseArgsConfig['options'];
   needsDb?: boolean;
+  /** The services it uses: only these are loaded (every one when absent; src/services.ts). */
+  services?: ServiceName[];
   /** On the embedded default, makes the database when DATA_DIR has none (without `--create`). */
   createsDb?: boolean;
   /** Checks made before anything is opened or created (a refusal leaves no trace). */

@@ -59,6 +59,7 @@ export const commands: Command[] = [
   },
   {
     path: ['account', 'create'],
+    services: ['accounts'],
     usage: 'account create --name NAME --plan PLAN [--monthly-limit N]',
     positionals: [],
     options: { name: { type: 'string' }, plan: { type: 'string' }, 'monthly-limit': { type: 'string' } },
@@ -77,6 +78,7 @@ export const commands: Command[] = [
   },
   {
     path: ['account', 'list'],
+    services: ['accounts'],
     usage: 'account list',
     positionals: [],
     async run(ctx) {
@@ -93,6 +95,7 @@ export const commands: Command[] = [
   },
   {
     path: ['account', 'show'],
+    services: ['accounts'],
     usage: 'account show ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
@@ -110,6 +113,7 @@ export const commands: Command[] = [
   },
   {
     path: ['account', 'set-plan'],
+    services: ['accounts'],
     usage: 'account set-plan ACCOUNT_ID PLAN',
     positionals: ['ACCOUNT_ID', 'PLAN'],
     async run(ctx) {
@@ -119,6 +123,7 @@ export const commands: Command[] = [
   },
   {
     path: ['contract', 'create'],
+    services: ['contracts'],
     usage: 'contract create ACCOUNT_ID [--starts ISO] [--ends ISO] [--no-email]',
     positionals: ['ACCOUNT_ID'],
     options: { starts: { type: 'string' }, ends: { type: 'string' }, 'no-email': { type: 'boolean' } },
@@ -137,6 +142,7 @@ export const commands: Command[] = [
   },
   {
     path: ['contract', 'end'],
+    services: ['contracts'],
     usage: 'contract end CONTRACT_ID',
     positionals: ['CONTRACT_ID'],
     async run(ctx) {
@@ -146,6 +152,7 @@ export const commands: Command[] = [
   },
   {
     path: ['key', 'create'],
+    services: ['keys'],
     usage: 'key create ACCOUNT_ID [--name NAME] [--scopes a,b,c]',
     positionals: ['ACCOUNT_ID'],
     options: { name: { type: 'string' }, scopes: { type: 'string' } },
@@ -164,6 +171,7 @@ export const commands: Command[] = [
   },
   {
     path: ['key', 'list'],
+    services: ['keys'],
     usage: 'key list ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
@@ -183,6 +191,7 @@ export const commands: Command[] = [
   },
   {
     path: ['key', 'revoke'],
+    services: ['keys'],
     usage: 'key revoke KEY_ID',
     positionals: ['KEY_ID'],
     async run(ctx) {
@@ -192,6 +201,7 @@ export const commands: Command[] = [
   },
   {
     path: ['template', 'create'],
+    services: ['templates'],
     usage: 'template create ACCOUNT_ID --file DESIGN.json',
     positionals: ['ACCOUNT_ID'],
     options: { file: { type: 'string' } },
@@ -204,6 +214,7 @@ export const commands: Command[] = [
   },
   {
     path: ['template', 'list'],
+    services: ['templates'],
     usage: 'template list ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
@@ -223,6 +234,7 @@ export const commands: Command[] = [
   },
   {
     path: ['template', 'show'],
+    services: ['templates'],
     usage: 'template show TEMPLATE_ID',
     positionals: ['TEMPLATE_ID'],
     async run(ctx) {
@@ -239,6 +251,7 @@ export const commands: Command[] = [
   },
   {
     path: ['template', 'update'],
+    services: ['templates'],
     usage: 'template update TEMPLATE_ID --file DESIGN.json',
     positionals: ['TEMPLATE_ID'],
     options: { file: { type: 'string' } },
@@ -253,6 +266,7 @@ export const commands: Command[] = [
   },
   {
     path: ['template', 'archive'],
+    services: ['templates'],
     usage: 'template archive TEMPLATE_ID',
     positionals: ['TEMPLATE_ID'],
     async run(ctx) {
@@ -276,6 +290,7 @@ export const commands: Command[] = [
   },
   {
     path: ['user', 'create'],
+    services: ['users'],
     usage:
       'user create ACCOUNT_ID --email EMAIL   (password from standard input, or generated and printed once)',
     positionals: ['ACCOUNT_ID'],

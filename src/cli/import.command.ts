@@ -2,7 +2,6 @@ import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../platform/errors.js';
 import type { ImportView } from '../modules/imports/imports.service.js';
-import { MAX_CSV_BYTES, readRecipientsCsv, tooLarge } from '../modules/imports/recipients-csv.js';
 import { deps, id, required, type Command } from './command.js';
 import { CliError, type Io } from './output.js';
 
@@ -73,6 +72,9 @@ export const importCommand: Command = {
       throw cannotRead(err);
     }
     let rows;
+    // The CSV reader is loaded by this command only.
+    const { MAX_CSV_BYTES, readRecipientsCsv, tooLarge } =
+      await import('../modules/imports/recipients-csv.js');
     try {
       // The size first, then the rows and bytes counted while the file is read (recipients-csv.ts).
       if ((await handle.stat()).size > MAX_CSV_BYTES) tooLarge();

@@ -166,6 +166,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     deps = await createDeps(config, {
       logger: createLogger({ ...config, logLevel }, toStderr),
       migrate: command.path[0] !== 'migrate',
+      services: command.services,
     });
     return (await command.run({ config, io, json, values, args: parsed.positionals, deps })) ?? 0;
   } catch (err) {

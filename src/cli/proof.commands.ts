@@ -1,5 +1,4 @@
 import type { PdfCertificateView, SigningKeyView } from '../modules/proof/signing-keys.service.js';
-import { Pkcs12Error, PKCS12_MAX_BYTES } from '../platform/proof/pkcs12.js';
 import { readBounded } from './design-file.js';
 import { deps, id, required, type Command, type CommandContext } from './command.js';
 import { CliError, print } from './output.js';
@@ -31,6 +30,7 @@ function needsSecret(ctx: CommandContext): void {
 export const proofCommands: Command[] = [
   {
     path: ['signing-key', 'list'],
+    services: ['signingKeys'],
     usage: 'signing-key list ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
@@ -54,6 +54,7 @@ export const proofCommands: Command[] = [
   },
   {
     path: ['signing-key', 'rotate'],
+    services: ['signingKeys'],
     usage: 'signing-key rotate ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
@@ -73,6 +74,7 @@ export const proofCommands: Command[] = [
   },
   {
     path: ['signing-key', 'import-pdf'],
+    services: ['signingKeys'],
     usage: 'signing-key import-pdf ACCOUNT_ID --p12 FILE',
     positionals: ['ACCOUNT_ID'],
     options: { p12: { type: 'string' } },
@@ -80,6 +82,8 @@ export const proofCommands: Command[] = [
       needsSecret(ctx);
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
       const file = required(ctx, 'p12');
+      // pkijs is loaded by this command only.
+      const { Pkcs12Error, PKCS12_MAX_BYTES } = await import('../platform/proof/pkcs12.js');
       let bytes: Buffer;
       try {
         bytes = await readBounded(file, PKCS12_MAX_BYTES, 'a PKCS#12 file');
@@ -104,6 +108,7 @@ export const proofCommands: Command[] = [
   },
   {
     path: ['credentials', 'backfill'],
+    services: ['proof'],
     usage: 'credentials backfill [--account ACCOUNT_ID]',
     positionals: [],
     options: { account: { type: 'string' } },

@@ -17,6 +17,7 @@ import { ed25519PublicKeyMultibase } from '../../platform/proof/multibase.js';
 import { readPkcs12 } from '../../platform/proof/pkcs12.js';
 import { selfSignedCertificate } from '../../platform/proof/x509.js';
 import { findAccount } from '../accounts/accounts.repository.js';
+import { checkVault } from './vault-check.js';
 import { issuerDid, keyMethodId } from '../shared/issuer-identity.js';
 import { SigningNotConfiguredError } from './signing-errors.js';
 import * as repo from './signing-keys.repository.js';
@@ -345,11 +346,7 @@ export function createSigningKeys(deps: Deps) {
     },
 
     // A master key that does not open the stored keys is a configuration fault: refused at start.
-    async checkVault(): Promise<void> {
-      if (!deps.vault) return;
-      const row = await repo.anyKey(db);
-      if (row) deps.vault.open(row.private_key, row.id);
-    },
+    checkVault: (): Promise<void> => checkVault(db, deps.vault),
 
     // Both keys of an issue at `at`, opened, each made on first use outside any transaction, the PDF
     // certificate replaced when expired. `known`: the current rows as the caller has just read them

@@ -1,0 +1,12 @@
+import type { Queryable } from '../../platform/db/db.js';
+import type { KeyVault } from '../../platform/proof/key-vault.js';
+import { anyKey } from './signing-keys.repository.js';
+
+// Opens one stored signing key with the vault, so that a wrong SIGNING_KEYS_SECRET stops a process
+// at start (WrongMasterKeyError) rather than at its first issue. Every process runs it, the certsvc
+// command included: it needs no more than the keys' table.
+export async function checkVault(db: Queryable, vault: KeyVault | undefined): Promise<void> {
+  if (!vault) return;
+  const row = await anyKey(db);
+  if (row) vault.open(row.private_key, row.id);
+}
