@@ -13,6 +13,8 @@ import { createApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { createCertificatesService } from './modules/certificates/certificates.service.js';
 import { createIssueService } from './modules/certificates/issue.service.js';
 import { createContractsService } from './modules/contracts/contracts.service.js';
+import { createOperatorConsole } from './modules/operators/operator-console.service.js';
+import { createOperatorsService } from './modules/operators/operators.service.js';
 import { createDesignPreviewService } from './modules/templates/design-preview.service.js';
 import { createUploadsService } from './modules/templates/uploads.js';
 import { createTemplatesService } from './modules/templates/templates.service.js';
@@ -127,10 +129,13 @@ export function createServices(deps: ServiceDeps) {
     onCreated: () => importWorkers.forEach((w) => w.wake()),
   });
 
+  const contracts = createContractsService(deps);
   return {
     accounts,
     audit: createAuditService(deps),
-    contracts: createContractsService(deps),
+    contracts,
+    operators: createOperatorsService({ db: deps.db, vault: deps.vault, now: deps.now }),
+    operatorConsole: createOperatorConsole({ db: deps.db, accounts, contracts, now: deps.now }),
     keys: createApiKeysService(deps),
     templates: createTemplatesService({ db: deps.db, checkDesign: (design) => getChecker().design(design) }),
     uploads: createUploadsService({ checker: getChecker }),
