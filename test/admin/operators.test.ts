@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTenant, type Tenant } from '../helpers/app.js';
+import { createTenant } from '../helpers/app.js';
 import { formClient, signInWith } from '../dashboard/form-client.js';
 import { codeAt, newOperator, operatorSignIn, PASSWORD, secretOf, startClockedApp } from './support.js';
 
