@@ -100,7 +100,7 @@ export const commands: Command[] = [
       const a = await deps(ctx).services.accounts.overview(id(ctx.args[0], 'ACCOUNT_ID'));
       const limit = a.usage.limit === null ? 'unlimited' : String(a.usage.limit);
       print(ctx.io, ctx.json, a, [
-        `Account ${a.name}: ${a.id}`,
+        `Account ${a.name}: ${a.id}${a.suspendedAt ? ` (suspended since ${a.suspendedAt} by an operator)` : ''}`,
         `Plan: ${a.plan} (API access ${a.apiAccess ? 'yes' : 'no'}, email delivery ${a.emailDelivery ? 'yes' : 'no'})`,
         `Monthly limit: ${limit}${a.monthlyLimit !== null ? ' (set on the account)' : ''}`,
         `Contract: ${a.contract ? `${a.contract.id} from ${a.contract.startsAt} to ${a.contract.endsAt ?? 'open end'}` : 'none'}`,
