@@ -122,7 +122,7 @@ describe('operator sign-in', () => {
     assert.equal((await operatorRow(other.id)).totp_enabled_at, null);
   });
 
-  it('needs the CSRF token on every form', async () => {
+  it('needs the CSRF token on every form, and a signed-in operator behind it', async () => {
     const op = await newOperator(t);
     const c = client();
     await operatorSignIn(c, op, t.clock.now);
@@ -130,6 +130,17 @@ describe('operator sign-in', () => {
     c.csrf = 'forged';
     const res = await c.post(`/admin/accounts/${tenant.accountId}/suspend`, {});
     assert.equal(res.statusCode, 403);
+    assert.equal((await t.deps.services.accounts.get(tenant.accountId)).suspendedAt, null);
+    // Signed out, a form with a valid token still reaches nothing.
+    const stranger = client();
+    await stranger.get('/admin');
+    const signedOut = await stranger.post(`/admin/accounts/${tenant.accountId}/suspend`, {});
+    assert.equal(signedOut.statusCode, 303);
+    assert.equal(signedOut.headers.location, '/admin');
+    assert.equal(
+      (await stranger.post('/admin/accounts', { name: 'Nope', plan: 'Pro' })).headers.location,
+      '/admin',
+    );
     assert.equal((await t.deps.services.accounts.get(tenant.accountId)).suspendedAt, null);
     const anonymous = client();
     await anonymous.get('/admin');
