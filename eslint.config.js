@@ -32,24 +32,39 @@ export default tseslint.config(
   // and src/dashboard/; then src/cli/. No file imports from a floor above its own.
   ...layer(
     ['src/pdf/**/*.ts', 'src/platform/**/*.ts'],
-    ['modules', 'dashboard', 'cli', 'app', 'deps', 'services'],
+    ['modules', 'dashboard', 'admin', 'cli', 'app', 'deps', 'services'],
   ),
-  ...layer(['src/modules/**/*.ts'], ['dashboard', 'cli', 'app', 'deps', 'services']),
+  ...layer(['src/modules/**/*.ts'], ['dashboard', 'admin', 'cli', 'app', 'deps', 'services']),
   // Inside src/modules/, each domain folder is a floor of its own: it imports only the folders
   // scripts/module-floors.js names for it (and the floors below src/modules/).
   ...Object.keys(MODULE_FLOORS).flatMap((folder) =>
-    layer([`src/modules/${folder}/**/*.ts`], ['dashboard', 'cli', 'app', 'deps', 'services'], folder),
+    layer(
+      [`src/modules/${folder}/**/*.ts`],
+      ['dashboard', 'admin', 'cli', 'app', 'deps', 'services'],
+      folder,
+    ),
   ),
-  ...layer(['src/services.ts', 'src/deps.ts'], ['dashboard', 'cli', 'app']),
-  ...layer(['src/dashboard/**/*.ts'], ['cli', 'app']),
+  ...layer(['src/services.ts', 'src/deps.ts'], ['dashboard', 'admin', 'cli', 'app']),
+  ...layer(['src/dashboard/**/*.ts'], ['admin', 'cli', 'app']),
+  // The operators' console (src/admin/) is a door beside the dashboard: it shares the dashboard's
+  // page frame, styles and form readers, never its account sessions.
+  ...layer(['src/admin/**/*.ts'], ['cli', 'app'], undefined, [
+    {
+      regex: '^(\\.\\./)+dashboard/(?!(html|assets|params|sessions\\.repository)\\.js$)',
+      message:
+        'src/admin/ may import from src/dashboard/ only html, assets, params and sessions.repository (no account sessions).',
+    },
+  ]),
   ...layer(['src/app.ts'], ['cli']),
 );
 
 // A no-restricted-imports rule for `files` that refuses imports of the named parts of src/ and, for a
 // domain folder of src/modules/, of the other domain folders it is not allowed (MODULE_FLOORS).
-function layer(files, above, folder) {
+function layer(files, above, folder, extra = []) {
   const groups = above.flatMap((part) =>
-    ['modules', 'dashboard', 'cli'].includes(part) ? [`**/${part}/**`, `**/${part}`] : [`**/${part}.js`],
+    ['modules', 'dashboard', 'admin', 'cli'].includes(part)
+      ? [`**/${part}/**`, `**/${part}`]
+      : [`**/${part}.js`],
   );
   const others = folder
     ? Object.keys(MODULE_FLOORS).filter((f) => f !== folder && !MODULE_FLOORS[folder].includes(f))
@@ -76,6 +91,7 @@ function layer(files, above, folder) {
                 message: `${files.join(', ')} must not import ${above.join(', ')}: arrows point down (see docs/architecture.md).`,
               },
               ...modulePatterns,
+              ...extra,
             ],
           },
         ],

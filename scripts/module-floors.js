@@ -18,4 +18,5 @@ export const MODULE_FLOORS = {
   verify: ['shared'],
   certificates: ['shared', 'audit', 'usage', 'accounts', 'templates', 'proof', 'emails'],
   imports: ['shared', 'audit', 'certificates', 'emails'],
+  operators: ['shared', 'audit', 'accounts', 'contracts', 'users'],
 };

@@ -24,6 +24,7 @@ import { emailsRoutes } from './modules/certificates/certificate-emails.routes.j
 import { EmailSend } from './modules/emails/emails.schemas.js';
 import { healthRoutes, installRequestMetrics } from './modules/health/health.routes.js';
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
+import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
@@ -172,6 +173,14 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
     db: deps.db,
     services: deps.services,
     rateLimitStore: deps.rateLimitStore,
+    now: deps.now,
+  });
+  await app.register(adminPlugin, {
+    prefix: '/admin',
+    db: deps.db,
+    services: deps.services,
+    rateLimitStore: deps.rateLimitStore,
+    plans: deps.config.plans.map((p) => p.name),
     now: deps.now,
   });
 

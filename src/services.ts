@@ -66,6 +66,8 @@ const load = {
   users: () => import('./modules/users/users.service.js'),
   emails: () => import('./modules/certificates/certificate-emails.service.js'),
   accountMail: () => import('./modules/emails/account-mail.js'),
+  operators: () => import('./modules/operators/operators.service.js'),
+  operatorConsole: () => import('./modules/operators/operator-console.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -87,6 +89,8 @@ export interface ServiceMap {
   users: ReturnType<Loaded<'users'>['createUsersService']>;
   emails: ReturnType<Loaded<'emails'>['createEmailsService']>;
   accountMail: ReturnType<Loaded<'accountMail'>['createAccountMail']>;
+  operators: ReturnType<Loaded<'operators'>['createOperatorsService']>;
+  operatorConsole: ReturnType<Loaded<'operatorConsole'>['createOperatorConsole']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -181,6 +185,15 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
     (await load.accountMail()).createAccountMail({
       transport: mailTransport,
       mailFrom: deps.config.mailFrom,
+    }),
+  operators: async ({ deps }) =>
+    (await load.operators()).createOperatorsService({ db: deps.db, vault: deps.vault, now: deps.now }),
+  operatorConsole: async ({ deps, get }) =>
+    (await load.operatorConsole()).createOperatorConsole({
+      db: deps.db,
+      accounts: await get('accounts'),
+      contracts: await get('contracts'),
+      now: deps.now,
     }),
 };
 

@@ -4,6 +4,7 @@ import { CliError, print } from './output.js';
 import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
 import { importCommand } from './import.command.js';
+import { adminCommands } from './admin.commands.js';
 
 // The server (Fastify, the app), the PDF preview, the demo and the migrations are imported by the
 // commands that use them only: loading them cost every other command about half a second
@@ -102,7 +103,7 @@ export const commands: Command[] = [
       const a = await deps(ctx).services.accounts.overview(id(ctx.args[0], 'ACCOUNT_ID'));
       const limit = a.usage.limit === null ? 'unlimited' : String(a.usage.limit);
       print(ctx.io, ctx.json, a, [
-        `Account ${a.name}: ${a.id}`,
+        `Account ${a.name}: ${a.id}${a.suspendedAt ? ` (suspended since ${a.suspendedAt} by an operator)` : ''}`,
         `Plan: ${a.plan} (API access ${a.apiAccess ? 'yes' : 'no'}, email delivery ${a.emailDelivery ? 'yes' : 'no'})`,
         `Monthly limit: ${limit}${a.monthlyLimit !== null ? ' (set on the account)' : ''}`,
         `Contract: ${a.contract ? `${a.contract.id} from ${a.contract.startsAt} to ${a.contract.endsAt ?? 'open end'}` : 'none'}`,
@@ -325,4 +326,5 @@ export const commands: Command[] = [
   importCommand,
   ...proofCommands,
   ...accountSettingsCommands,
+  ...adminCommands,
 ];

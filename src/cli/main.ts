@@ -34,6 +34,8 @@ on standard error; only serve and migrate make a new one there, the others need 
   template archive TEMPLATE_ID
   template preview --file DESIGN.json --out FILE.pdf
   user create ACCOUNT_ID --email EMAIL      password from standard input, or generated and printed once
+  admin create --email EMAIL                an operator of this instance (signs in at /admin, two-factor
+                                            required); password from standard input, or generated and printed once
   demo                                      sample account, key, template on an empty database
   import ACCOUNT_ID --template TEMPLATE_ID --csv FILE  issue a CSV of up to 50,000 rows as an import job, with progress
   signing-key list ACCOUNT_ID               the account's DID and signing keys (public keys only)

@@ -3,6 +3,7 @@ import { createApp } from '../app.js';
 import type { Config } from '../config.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import { purgeExpiredSessions } from '../dashboard/sessions.repository.js';
+import { purgeExpiredOperatorSessions } from '../admin/sessions.repository.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { createDemo, demoLines, type DemoResult } from './demo.js';
@@ -133,6 +134,9 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
         purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed')),
         purgeExpiredSessions(deps.db, deps.now()).catch((err) =>
           logger.warn({ err }, 'session purge failed'),
+        ),
+        purgeExpiredOperatorSessions(deps.db, deps.now()).catch((err) =>
+          logger.warn({ err }, 'operator session purge failed'),
         ),
       ]);
     void purge();

@@ -48,7 +48,7 @@ progress.bar{display:block;width:100%;height:.8rem;margin:.3rem 0 .9rem;accent-c
 ${Array.from({ length: 21 }, (_, i) => `.meter .w${i * 5}{width:${i * 5}%}`).join('')}
 label{display:block;font-weight:600;margin:.8rem 0 .25rem}
 .hint{display:block;font-weight:400;font-size:.88rem;color:#526077}
-input[type=text],input[type=email],input[type=password],input[type=search],input[type=number],select,textarea{width:100%;max-width:32rem;font:inherit;padding:.55rem .7rem;border:1px solid #8a96a8;border-radius:8px;background:#fff;color:inherit}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=number],input[type=date],select,textarea{width:100%;max-width:32rem;font:inherit;padding:.55rem .7rem;border:1px solid #8a96a8;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:5rem}
 fieldset{border:1px solid #dde2ea;border-radius:10px;margin:.8rem 0;padding:.6rem 1rem .8rem;max-width:32rem}
 legend{font-weight:600;padding:0 .3rem}

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
-import { html as send, loadSignedIn, requireSignIn, takeFlash, userFrame } from './session.js';
+import {
+  html as send,
+  loadSignedIn,
+  requireSignIn,
+  SUSPENDED_MESSAGE,
+  takeFlash,
+  userFrame,
+} from './session.js';
 import { signInPage } from './pages/sign-in.page.js';
 import { homePage } from './pages/home.page.js';
 
@@ -78,6 +85,7 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
       throw err;
     }
     if (!user) return again(401, 'The email address or the password is not right.');
+    if ((await services.accounts.get(user.accountId)).suspendedAt) return again(403, SUSPENDED_MESSAGE);
     // A new session id at sign-in, so that an id planted before it is worth nothing after it.
     await request.session.regenerate();
     request.session.userId = user.id;

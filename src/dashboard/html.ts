@@ -46,6 +46,8 @@ export interface PageFrame {
   // Module scripts of this page besides the dashboard's one script (the studio's), from 'self'.
   scripts?: string[];
   body: Html;
+  /** Another door's top bar and name in the title (the operators' console, src/admin/). */
+  door?: { header: Html; name: string };
 }
 
 // The menu shows only what the user's role may open (modules/shared/roles.ts).
@@ -96,7 +98,7 @@ export function page(frame: PageFrame): string {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="robots" content="noindex" />
           <meta name="referrer" content="same-origin" />
-          <title>${frame.title} · certsvc dashboard</title>
+          <title>${frame.title} · certsvc ${frame.door?.name ?? 'dashboard'}</title>
           ${safe(FAVICON_LINK)}
           <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${DASHBOARD_CSS.version}" />
           <script src="/dashboard/assets/dashboard.js?v=${DASHBOARD_JS.version}" defer></script>
@@ -104,7 +106,7 @@ export function page(frame: PageFrame): string {
         </head>
         <body>
           <a class="skip" href="#main">Skip to content</a>
-          ${header(frame)}
+          ${frame.door?.header ?? header(frame)}
           <main id="main" tabindex="-1">${frame.body}</main>
         </body>
       </html> `,

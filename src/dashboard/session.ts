@@ -1,8 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ForbiddenError } from '../platform/errors.js';
 import type { Principal } from '../platform/principal.js';
 import type { Role } from '../modules/shared/roles.js';
 import type { Services } from '../services.js';
 import type { Flash } from './html.js';
+
+export const SUSPENDED_MESSAGE =
+  "Your organisation's account is suspended by the operators of this service, so nobody can sign in " +
+  'to it for now. Ask them to resume it.';
 
 // A session ends after IDLE_MS without a request, and at the latest ABSOLUTE_MS after sign-in.
 export const IDLE_MS = 2 * 60 * 60 * 1000;
@@ -45,6 +50,11 @@ export async function loadSignedIn(
     return undefined;
   }
   const account = await deps.services.accounts.get(user.accountId);
+  // An account suspended by an operator: its open sessions end at their next request.
+  if (account.suspendedAt) {
+    await s.destroy();
+    throw new ForbiddenError(SUSPENDED_MESSAGE);
+  }
   request.signedIn = {
     user: { id: user.id, email: user.email, accountId: user.accountId, role: user.role },
     accountName: account.name,

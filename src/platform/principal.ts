@@ -10,6 +10,8 @@ export interface Principal extends Doer {
   partner: boolean;
   emailDelivery: boolean;
   monthlyLimit: number | null;
+  /** The account is suspended by an operator: access control answers its keys 403 forbidden. */
+  suspended?: boolean;
 }
 
 // Who made a change, as the audit trail names it (decisions 21): a dashboard user, an API key (its

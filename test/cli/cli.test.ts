@@ -97,6 +97,7 @@ describe('certsvc: help and migrate', () => {
       'template archive',
       'template preview',
       'user create',
+      'admin create',
       'demo',
       'signing-key list',
       'signing-key rotate',

@@ -9,9 +9,11 @@ export interface AccountRow {
   created_at: Date;
   linkedin_organization_id: string | null;
   public_download: boolean;
+  suspended_at: Date | null;
 }
 
-const COLUMNS = 'id, name, plan, monthly_limit, created_at, linkedin_organization_id, public_download';
+const COLUMNS =
+  'id, name, plan, monthly_limit, created_at, linkedin_organization_id, public_download, suspended_at';
 
 // The configured catalog is the truth: rows are upserted at start.
 export async function upsertPlans(db: Queryable, plans: PlanDefinition[]): Promise<void> {
@@ -37,6 +39,20 @@ export async function insertAccount(
 
 export async function findAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
   const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+// Suspends (a time) or resumes (null) an account; undefined when it does not exist or is already so.
+export async function setSuspended(
+  db: Queryable,
+  id: string,
+  suspendedAt: Date | null,
+): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(
+    `UPDATE accounts SET suspended_at = $2
+      WHERE id = $1 AND (suspended_at IS NULL) = ($2::timestamptz IS NOT NULL) RETURNING ${COLUMNS}`,
+    [id, suspendedAt],
+  );
   return rows[0];
 }
 
@@ -80,13 +96,15 @@ export interface EntitlementRow {
   monthly_limit: number;
   contract_id: string | null;
   contract_email_delivery: boolean | null;
+  suspended: boolean;
 }
 
 // What entitlement reads (EntitlementRow) of an account `a`: its plan `p` and the partner contract
 // `c` in force at $2, if any. Key authentication reads it too (api-keys.repository).
 export const ENTITLEMENT_COLUMNS = `a.plan, p.api_access, p.email_delivery AS plan_email_delivery,
             COALESCE(a.monthly_limit, p.monthly_limit) AS monthly_limit,
-            c.id AS contract_id, c.email_delivery AS contract_email_delivery`;
+            c.id AS contract_id, c.email_delivery AS contract_email_delivery,
+            a.suspended_at IS NOT NULL AS suspended`;
 export const ENTITLEMENT_JOINS = `JOIN plans p ON p.name = a.plan
        LEFT JOIN LATERAL (
          SELECT id, email_delivery FROM contracts
@@ -137,7 +155,7 @@ export async function accountOverview(
 ): Promise<AccountOverviewRow | undefined> {
   const { rows } = await db.query<AccountOverviewRow>(
     `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id, a.public_download,
-            p.api_access, p.email_delivery AS plan_email_delivery,
+            a.suspended_at, p.api_access, p.email_delivery AS plan_email_delivery,
             COALESCE(a.monthly_limit, p.monthly_limit) AS effective_limit,
             c.id AS contract_id, c.starts_at AS contract_starts_at, c.ends_at AS contract_ends_at,
             c.email_delivery AS contract_email_delivery,

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../platform/db/db.js';
-import { NotFoundError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Doer, Principal } from '../../platform/principal.js';
 import { rowView } from '../../platform/row-view.js';
@@ -15,6 +15,8 @@ export interface AccountView {
   plan: string;
   monthlyLimit: number | null;
   createdAt: string;
+  /** When an operator suspended the account (its keys answer 403, its users cannot sign in); null: active. */
+  suspendedAt: string | null;
   settings: AccountSettings;
 }
 
@@ -62,7 +64,7 @@ function overview(row: repo.AccountOverviewRow, now: Date): AccountOverview {
 
 function view(row: repo.AccountRow): AccountView {
   return {
-    ...rowView(row, ['id', 'name', 'plan', 'monthly_limit', 'created_at']),
+    ...rowView(row, ['id', 'name', 'plan', 'monthly_limit', 'created_at', 'suspended_at']),
     settings: { linkedinOrganizationId: row.linkedin_organization_id, publicDownload: row.public_download },
   };
 }
@@ -97,6 +99,13 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
       );
     }
     return match;
+  }
+
+  async function changeSuspension(id: string, at: Date | null, already: string): Promise<repo.AccountRow> {
+    const row = await repo.setSuspended(db, id, at);
+    if (row) return row;
+    if (!(await repo.findAccount(db, id))) throw new NotFoundError('Account');
+    throw new ConflictError(already);
   }
 
   return {
@@ -140,7 +149,19 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
         partner,
         emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
         monthlyLimit: partner ? null : row.monthly_limit,
+        suspended: row.suspended,
       };
+    },
+
+    // An operator's suspension (decisions 21): the account's keys answer 403 and its users cannot
+    // sign in until it is resumed. Suspending a suspended account (or resuming an active one) is a
+    // conflict, so that the audit trail never records a change that did not happen.
+    async suspend(id: string): Promise<AccountView> {
+      return view(await changeSuspension(id, deps.now(), 'The account is already suspended'));
+    },
+
+    async resume(id: string): Promise<AccountView> {
+      return view(await changeSuspension(id, null, 'The account is not suspended'));
     },
 
     async updateSettings(

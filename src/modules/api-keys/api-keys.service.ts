@@ -122,6 +122,7 @@ export function createApiKeysService(deps: { db: Db; now: () => Date }) {
         partner,
         emailDelivery: partner ? row.contract_email_delivery === true : row.plan_email_delivery,
         monthlyLimit: partner ? null : row.monthly_limit,
+        suspended: row.suspended,
       };
     },
   };

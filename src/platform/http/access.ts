@@ -108,6 +108,11 @@ export function installAccessControl(
           throw new UnauthorizedError('invalid_api_key', 'The API key is malformed, unknown or revoked');
         }
         await count(reply, `key:${principal.keyId}`);
+        if (principal.suspended) {
+          throw new ForbiddenError(
+            "This account is suspended by the service's operators; its API keys work again once it is resumed",
+          );
+        }
         if (!principal.entitled) {
           throw new ForbiddenError('API access needs the Business plan or an active partner contract');
         }
