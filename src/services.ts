@@ -19,6 +19,7 @@ import { createTemplatesService } from './modules/templates/templates.service.js
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
 import { createUsersService } from './modules/users/users.service.js';
+import { createTeamService } from './modules/users/team.service.js';
 import { createEmailsService } from './modules/certificates/certificate-emails.service.js';
 import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
 import {
@@ -127,6 +128,8 @@ export function createServices(deps: ServiceDeps) {
     onCreated: () => importWorkers.forEach((w) => w.wake()),
   });
 
+  const accountMail = createAccountMail({ transport: getMailTransport, mailFrom: config.mailFrom });
+
   return {
     accounts,
     audit: createAuditService(deps),
@@ -144,7 +147,8 @@ export function createServices(deps: ServiceDeps) {
     verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
     users: createUsersService(deps),
     emails,
-    accountMail: createAccountMail({ transport: getMailTransport, mailFrom: config.mailFrom }),
+    accountMail,
+    team: createTeamService({ db: deps.db, now: deps.now, mail: accountMail, publicBaseUrl }),
     // The server starts the PDF workers at boot so that the first request does not pay for it.
     warmUp(): void {
       getRenderer();
