@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '../platform/errors.js';
 import type { TeamActor } from '../modules/users/team.service.js';
+import { can, type Role } from '../modules/shared/roles.js';
 import type { DashboardDeps } from './deps.js';
 import { confirmRemovePage, teamPage } from './pages/team.page.js';
 import { form, pathId } from './params.js';
@@ -74,12 +75,16 @@ export function teamRoutes(app: FastifyInstance, deps: DashboardDeps) {
   }
 
   app.post(`${base}/:id/role`, { preHandler: kit.form('team') }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
+    const { accountId, id: me } = signedIn(request).user;
     const id = pathId(request);
+    let role: Role | undefined;
     await flashOutcome(request, 'The role was not changed', async () => {
       const member = await team.changeRole(accountId, actor(request), id, form(request).role ?? '');
+      role = member.role;
       return `${member.email} is now ${member.role}.`;
     });
+    // One's own new role may no longer open this page: the home page says what happened.
+    if (id === me && role && !can(role, 'team')) return reply.redirect('/dashboard', 303);
     return back(reply);
   });
 
@@ -93,12 +98,14 @@ export function teamRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.post(`${base}/:id/remove`, { preHandler: kit.form('team') }, async (request, reply) => {
     const { accountId, id: me } = signedIn(request).user;
     const id = pathId(request);
+    let removed = false;
     await flashOutcome(request, 'Not removed', async () => {
       const member = await team.remove(accountId, actor(request), id);
+      removed = true;
       return `${member.email} is removed: their sessions have ended.`;
     });
     // Removing oneself signs one out: the session went with the user.
-    if (id === me) return reply.redirect('/dashboard', 303);
+    if (removed && id === me) return reply.redirect('/dashboard', 303);
     return back(reply);
   });
 }
