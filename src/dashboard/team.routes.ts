@@ -6,7 +6,7 @@ import type { DashboardDeps } from './deps.js';
 import { confirmRemovePage, teamPage } from './pages/team.page.js';
 import { form, pathId } from './params.js';
 import { flashOutcome, pageFrame, routeKit } from './routes.js';
-import { html as send, signedIn, userFrame } from './session.js';
+import { html as send, setFlash, signedIn, userFrame } from './session.js';
 
 // Settings > Team (issue 29): the same team service as the CLI's `user` commands; the rules (who
 // may change whom, an account keeps an owner) are the service's.
@@ -36,17 +36,11 @@ export function teamRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const { email = '', role = '' } = form(request);
     try {
       const invitation = await team.invite(signedIn(request).user.accountId, actor(request), { email, role });
-      return send(
-        reply,
-        teamPage({
-          user: userFrame(request, reply),
-          flash: {
-            kind: 'ok',
-            text: `Invitation sent to ${invitation.email}: the link works once, for 7 days.`,
-          },
-          ...(await team.list(signedIn(request).user.accountId)),
-        }),
-      );
+      setFlash(request, {
+        kind: 'ok',
+        text: `Invitation sent to ${invitation.email}: the link works once, for 7 days.`,
+      });
+      return back(reply);
     } catch (err) {
       if (!(err instanceof ValidationError) && !isRefusal(err)) throw err;
       const page = teamPage({
