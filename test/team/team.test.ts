@@ -181,6 +181,13 @@ describe('team: invitations', () => {
     assert.equal((await invite(client, email('x'), 'emperor')).statusCode, 422);
     assert.equal(await count('invitations WHERE account_id = $1', [tenant.accountId]), 0);
     assert.equal(await mailCount(deps.config.dataDir), mails);
+    // A second invitation to an address already invited: resend that one instead.
+    const twice = email('twice');
+    assert.equal((await invite(client, twice)).statusCode, 303);
+    const again = await invite(client, twice);
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /already invited/);
+    assert.equal(await count('invitations WHERE account_id = $1', [tenant.accountId]), 1);
   });
 
   it('only owners invite owners', async () => {

@@ -65,12 +65,14 @@ export function createInvitations(deps: {
         throw new ConflictError(`${email} already has a certsvc user: they cannot be invited again.`);
       }
       const now = deps.now();
-      const pending = await repo.listPendingInvitations(db, accountId, now);
-      if (pending.some((i) => i.email === email)) {
-        throw new ConflictError(`${email} is already invited: resend or cancel that invitation.`);
-      }
       const { token, hash } = newLinkToken();
       const row = await db.transaction(async (tx) => {
+        // The team's changes take turns (its users locked), so two invitations to one address cannot cross.
+        await repo.lockMembers(tx, accountId);
+        const pending = await repo.listPendingInvitations(tx, accountId, now);
+        if (pending.some((i) => i.email === email)) {
+          throw new ConflictError(`${email} is already invited: resend or cancel that invitation.`);
+        }
         const invitation = await repo.insertInvitation(tx, {
           id: uuidv7(),
           accountId,
