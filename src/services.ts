@@ -68,6 +68,7 @@ const load = {
   accountMail: () => import('./modules/emails/account-mail.js'),
   operators: () => import('./modules/operators/operators.service.js'),
   operatorConsole: () => import('./modules/operators/operator-console.service.js'),
+  team: () => import('./modules/users/team.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -91,6 +92,7 @@ export interface ServiceMap {
   accountMail: ReturnType<Loaded<'accountMail'>['createAccountMail']>;
   operators: ReturnType<Loaded<'operators'>['createOperatorsService']>;
   operatorConsole: ReturnType<Loaded<'operatorConsole'>['createOperatorConsole']>;
+  team: ReturnType<Loaded<'team'>['createTeamService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -194,6 +196,13 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       accounts: await get('accounts'),
       contracts: await get('contracts'),
       now: deps.now,
+    }),
+  team: async ({ deps, get }) =>
+    (await load.team()).createTeamService({
+      db: deps.db,
+      now: deps.now,
+      mail: await get('accountMail'),
+      publicBaseUrl: deps.config.publicBaseUrl,
     }),
 };
 

@@ -1,10 +1,11 @@
-import { date, deps, id, required, type Command } from './command.js';
+import { cliDoer, date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
 import { CliError, print } from './output.js';
 import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
 import { importCommand } from './import.command.js';
 import { adminCommands } from './admin.commands.js';
+import { teamCommands } from './team.commands.js';
 
 // The server (Fastify, the app), the PDF preview, the demo and the migrations are imported by the
 // commands that use them only: loading them cost every other command about half a second
@@ -160,10 +161,11 @@ export const commands: Command[] = [
     async run(ctx) {
       const scopes =
         typeof ctx.values.scopes === 'string' ? ctx.values.scopes.split(',').map((s) => s.trim()) : undefined;
-      const key = await deps(ctx).services.keys.create(id(ctx.args[0], 'ACCOUNT_ID'), {
-        name: typeof ctx.values.name === 'string' ? ctx.values.name : undefined,
-        scopes,
-      });
+      const key = await deps(ctx).services.keys.create(
+        id(ctx.args[0], 'ACCOUNT_ID'),
+        { name: typeof ctx.values.name === 'string' ? ctx.values.name : undefined, scopes },
+        cliDoer(),
+      );
       print(ctx.io, ctx.json, key, [
         `Created key ${key.id} (${key.scopes.join(', ')})`,
         `Key (shown only now, store it safely): ${key.key}`,
@@ -196,7 +198,7 @@ export const commands: Command[] = [
     usage: 'key revoke KEY_ID',
     positionals: ['KEY_ID'],
     async run(ctx) {
-      const key = await deps(ctx).services.keys.revoke(id(ctx.args[0], 'KEY_ID'));
+      const key = await deps(ctx).services.keys.revoke(id(ctx.args[0], 'KEY_ID'), undefined, cliDoer());
       print(ctx.io, ctx.json, key, [`Revoked key ${key.id} (${key.prefix}…) at ${key.revokedAt}`]);
     },
   },
@@ -290,30 +292,6 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ['user', 'create'],
-    services: ['users'],
-    usage:
-      'user create ACCOUNT_ID --email EMAIL   (password from standard input, or generated and printed once)',
-    positionals: ['ACCOUNT_ID'],
-    options: { email: { type: 'string' } },
-    async run(ctx) {
-      const accountId = id(ctx.args[0], 'ACCOUNT_ID');
-      const email = required(ctx, 'email');
-      const piped = ctx.io.readStdin ? (await ctx.io.readStdin()).replace(/\r?\n$/, '') : '';
-      const { user, generatedPassword } = await deps(ctx).services.users.create({
-        accountId,
-        email,
-        password: piped === '' ? undefined : piped,
-      });
-      print(ctx.io, ctx.json, generatedPassword ? { ...user, password: generatedPassword } : user, [
-        `Created user ${user.email} for account ${user.accountId}: ${user.id}`,
-        ...(generatedPassword
-          ? [`Password (shown only now): ${generatedPassword}`]
-          : ['Password: as given on standard input']),
-      ]);
-    },
-  },
-  {
     path: ['demo'],
     usage: 'demo',
     positionals: [],
@@ -327,4 +305,5 @@ export const commands: Command[] = [
   ...proofCommands,
   ...accountSettingsCommands,
   ...adminCommands,
+  ...teamCommands,
 ];

@@ -33,7 +33,12 @@ on standard error; only serve and migrate make a new one there, the others need 
   template update TEMPLATE_ID --file DESIGN.json   same id; new certificates use the new design
   template archive TEMPLATE_ID
   template preview --file DESIGN.json --out FILE.pdf
-  user create ACCOUNT_ID --email EMAIL      password from standard input, or generated and printed once
+  user create ACCOUNT_ID --email EMAIL [--role ROLE]  password from standard input, or generated and printed once;
+                                            ROLE owner (default), admin, issuer, designer or viewer
+  user list ACCOUNT_ID                      the users with role, last sign-in, two-factor; pending invitations
+  user remove ACCOUNT_ID --email EMAIL      their sessions end at once; their API keys stay the account's
+  user role ACCOUNT_ID --email EMAIL --role ROLE   an account always keeps an owner
+  user reset-password ACCOUNT_ID --email EMAIL     prints a single-use link valid one hour
   admin create --email EMAIL                an operator of this instance (signs in at /admin, two-factor
                                             required); password from standard input, or generated and printed once
   demo                                      sample account, key, template on an empty database

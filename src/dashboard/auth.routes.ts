@@ -90,6 +90,7 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
     await request.session.regenerate();
     request.session.userId = user.id;
     request.session.signedInAt = deps.now().getTime();
+    await services.users.recordSignIn(user.id);
     return reply.redirect('/dashboard', 303);
   });
 

@@ -14,6 +14,8 @@ import { DASHBOARD_HEADERS, errorPage } from './html.js';
 import type { DashboardDeps } from './deps.js';
 import { guardDownloads } from './downloads.js';
 import { keysRoutes } from './keys.routes.js';
+import { linksRoutes } from './links.routes.js';
+import { teamRoutes } from './team.routes.js';
 import { importsPages } from './imports.routes.js';
 import { issuePages } from './issue.routes.js';
 import { csrfToken } from './params.js';
@@ -167,4 +169,6 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   issuePages(app, deps);
   importsPages(app, deps);
   settingsRoutes(app, deps);
+  teamRoutes(app, deps);
+  linksRoutes(app, deps);
 }

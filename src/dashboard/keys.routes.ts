@@ -39,10 +39,11 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
           'Choose at least one scope.',
         );
       }
-      const key = await keys.create(accountId, {
-        name: typeof body.name === 'string' ? body.name : undefined,
-        scopes,
-      });
+      const key = await keys.create(
+        accountId,
+        { name: typeof body.name === 'string' ? body.name : undefined, scopes },
+        signedIn(request).principal,
+      );
       reply.header('Cache-Control', 'no-store');
       return send(reply, await listPage(request, reply, { created: { key: key.key, name: key.name } }));
     } catch (err) {
@@ -62,7 +63,7 @@ export function keysRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   app.post(`${base}/:id/revoke`, { preHandler: kit.form('keys') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const key = await keys.revoke(pathId(request), accountId);
+    const key = await keys.revoke(pathId(request), accountId, signedIn(request).principal);
     setFlash(request, {
       kind: 'ok',
       text: `The key ${key.name ?? key.prefix} is revoked: the next API request made with it is refused.`,

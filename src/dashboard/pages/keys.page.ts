@@ -33,7 +33,9 @@ function keyRow(k: ApiKeyView) {
     <td class="name">${k.name ? typed(k.name, 'span') : html`<span class="muted">(no name)</span>`}</td>
     <td><code class="key-prefix">${k.prefix}</code></td>
     <td class="opt small">${k.scopes.join(', ')}</td>
-    <td class="small">${dateTime(k.createdAt)}</td>
+    <td class="small">
+      ${dateTime(k.createdAt)}${k.createdBy ? html`<br /><span class="made-by">Made by ${k.createdBy}</span>` : ''}
+    </td>
     <td class="small">${dateTime(k.lastUsedAt)}</td>
     <td>
       ${

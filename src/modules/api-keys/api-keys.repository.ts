@@ -15,6 +15,7 @@ export interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  created_by_label: string | null;
 }
 
 // A key's own columns and its account's entitlement, as key authentication reads them.
@@ -25,16 +26,34 @@ export interface PrincipalRow extends EntitlementRow {
   prefix: string;
 }
 
-const COLUMNS = 'id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at';
+const COLUMNS =
+  'id, account_id, name, prefix, scopes, created_at, last_used_at, revoked_at, created_by_label';
 
 export async function insertKey(
   db: Queryable,
-  key: { id: string; accountId: string; name: string | null; prefix: string; hash: Buffer; scopes: string[] },
+  key: {
+    id: string;
+    accountId: string;
+    name: string | null;
+    prefix: string;
+    hash: Buffer;
+    scopes: string[];
+    createdBy: { userId: string | null; label: string | null };
+  },
 ): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(
-    `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes) VALUES ($1, $2, $3, $4, $5, $6)
-     RETURNING ${COLUMNS}`,
-    [key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes],
+    `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, scopes, created_by_user_id, created_by_label)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+    [
+      key.id,
+      key.accountId,
+      key.name,
+      key.prefix,
+      key.hash,
+      key.scopes,
+      key.createdBy.userId,
+      key.createdBy.label,
+    ],
   );
   return rows[0]!;
 }
@@ -48,14 +67,20 @@ export async function listKeys(db: Queryable, accountId: string): Promise<ApiKey
 }
 
 // With an account id, only that account's key (the dashboard); without, any (the operator's CLI).
+// `already` says the key was revoked before (revoking again changes nothing).
 export async function revokeKey(
   db: Queryable,
   keyId: string,
   accountId?: string,
-): Promise<ApiKeyRow | undefined> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-      WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING ${COLUMNS}`,
+): Promise<(ApiKeyRow & { already: boolean }) | undefined> {
+  const { rows } = await db.query<ApiKeyRow & { already: boolean }>(
+    `UPDATE api_keys k SET revoked_at = COALESCE(o.before, now())
+       FROM (SELECT id, revoked_at AS before FROM api_keys
+              WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) FOR UPDATE) o
+      WHERE k.id = o.id
+      RETURNING ${COLUMNS.split(', ')
+        .map((c) => `k.${c}`)
+        .join(', ')}, o.before IS NOT NULL AS already`,
     [keyId, accountId ?? null],
   );
   return rows[0];

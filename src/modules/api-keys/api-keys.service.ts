@@ -1,7 +1,8 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import type { Principal } from '../../platform/principal.js';
+import { SYSTEM, type Doer, type Principal } from '../../platform/principal.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { rowView } from '../../platform/row-view.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { findAccount } from '../accounts/accounts.repository.js';
@@ -24,10 +25,12 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Who made the key: a user's email, `cli`, or null (made by the service itself). */
+  createdBy: string | null;
 }
 
 function view(row: repo.ApiKeyRow): ApiKeyView {
-  return rowView(row, [
+  const shown = rowView(row, [
     'id',
     'account_id',
     'name',
@@ -37,6 +40,7 @@ function view(row: repo.ApiKeyRow): ApiKeyView {
     'last_used_at',
     'revoked_at',
   ]);
+  return { ...shown, createdBy: row.created_by_label };
 }
 
 // No list at all gives every scope; a list must name at least one scope and only known ones
@@ -77,18 +81,40 @@ export function keyName(input: string | undefined): string | null {
 export function createApiKeysService(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    async create(accountId: string, opts: { name?: string; scopes?: string[] } = {}) {
+    // Who made it (`doer`) is stored with the key and named by its `key.created` event.
+    async create(accountId: string, opts: { name?: string; scopes?: string[] } = {}, doer: Doer = SYSTEM) {
       const name = keyName(opts.name);
       const scopes = parseScopes(opts.scopes);
       if (!(await findAccount(db, accountId))) throw new NotFoundError('Account');
       const key = generateKey();
-      const row = await repo.insertKey(db, {
-        id: uuidv7(),
-        accountId,
-        name,
-        prefix: displayPrefix(key),
-        hash: hashKey(key),
-        scopes,
+      const { actor } = doer;
+      const row = await db.transaction(async (tx) => {
+        const inserted = await repo.insertKey(tx, {
+          id: uuidv7(),
+          accountId,
+          name,
+          prefix: displayPrefix(key),
+          hash: hashKey(key),
+          scopes,
+          createdBy: {
+            userId: actor.type === 'user' ? actor.id : null,
+            label: actor.type === 'user' ? actor.label : actor.type === 'cli' ? 'cli' : null,
+          },
+        });
+        await recordAudit(
+          tx,
+          accountId,
+          doer,
+          [
+            {
+              action: 'key.created',
+              target: { type: 'api_key', id: inserted.id },
+              changes: { name, scopes },
+            },
+          ],
+          deps.now(),
+        );
+        return inserted;
       });
       return { ...view(row), key };
     },
@@ -99,9 +125,27 @@ export function createApiKeysService(deps: { db: Db; now: () => Date }) {
     },
 
     // accountId scopes the revocation to one account's keys: another account's key is not found.
-    async revoke(keyId: string, accountId?: string): Promise<ApiKeyView> {
-      const row = await repo.revokeKey(db, keyId, accountId);
-      if (!row) throw new NotFoundError('API key');
+    async revoke(keyId: string, accountId?: string, doer: Doer = SYSTEM): Promise<ApiKeyView> {
+      const row = await db.transaction(async (tx) => {
+        const revoked = await repo.revokeKey(tx, keyId, accountId);
+        if (!revoked) throw new NotFoundError('API key');
+        if (!revoked.already) {
+          await recordAudit(
+            tx,
+            revoked.account_id,
+            doer,
+            [
+              {
+                action: 'key.revoked',
+                target: { type: 'api_key', id: revoked.id },
+                changes: { prefix: revoked.prefix },
+              },
+            ],
+            deps.now(),
+          );
+        }
+        return revoked;
+      });
       return view(row);
     },
 

@@ -6,8 +6,11 @@ import { Type } from 'typebox';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { generatePassword, hashPassword, verifyPassword } from './password.js';
 import { findUserByEmail, findUserById, insertUser, type UserRow } from './users.repository.js';
-import type { Role } from '../shared/roles.js';
+import { isRole, ROLES, type Role } from '../shared/roles.js';
 import { EMAIL_MAX_LENGTH } from '../../platform/limits.js';
+import { SYSTEM, type Doer } from '../../platform/principal.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { stampSignIn } from './team.repository.js';
 
 export interface UserView {
   id: string;
@@ -19,6 +22,38 @@ export interface UserView {
 
 const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: EMAIL_MAX_LENGTH }));
 export const MIN_PASSWORD_LENGTH = 12;
+
+// An email as users are stored under: trimmed, lower-cased, and a valid address.
+export function userEmail(input: string): string {
+  const email = input.trim().toLowerCase();
+  if (!validEmail(email)) {
+    throw new ValidationError(
+      [{ path: ['email'], message: 'is not a valid email address' }],
+      `"${input}" is not a valid email address`,
+    );
+  }
+  return email;
+}
+
+export function assertNewPassword(password: string): void {
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    throw new ValidationError(
+      [{ path: ['password'], message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }],
+      `The password must be at least ${MIN_PASSWORD_LENGTH} characters`,
+    );
+  }
+}
+
+export function userRole(input: string | undefined): Role {
+  if (input === undefined) return 'owner';
+  if (!isRole(input)) {
+    throw new ValidationError(
+      [{ path: ['role'], message: `must be one of ${ROLES.join(', ')}` }],
+      `The role must be one of ${ROLES.join(', ')}, not "${input}"`,
+    );
+  }
+  return input;
+}
 
 // Compared against when the email is unknown, so that an unknown email costs as long as a wrong password.
 let dummyHash: Promise<string> | undefined;
@@ -35,33 +70,44 @@ function userView(row: UserRow): UserView {
 }
 
 // Dashboard users (sign-in comes with the dashboard). Emails are unique across accounts, case-insensitively.
-export function createUsersService(deps: { db: Db }) {
+export function createUsersService(deps: { db: Db; now: () => Date }) {
   return {
-    async create(input: { accountId: string; email: string; password?: string }) {
-      const email = input.email.trim().toLowerCase();
-      if (!validEmail(email)) {
-        throw new ValidationError(
-          [{ path: ['email'], message: 'is not a valid email address' }],
-          `"${input.email}" is not a valid email address`,
-        );
-      }
-      if (input.password !== undefined && [...input.password].length < MIN_PASSWORD_LENGTH) {
-        throw new ValidationError(
-          [{ path: ['password'], message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }],
-          `The password must be at least ${MIN_PASSWORD_LENGTH} characters`,
-        );
-      }
+    // A user made directly (the CLI's `user create`), with the role given (owner by default).
+    async create(
+      input: { accountId: string; email: string; password?: string; role?: string },
+      doer: Doer = SYSTEM,
+    ) {
+      const email = userEmail(input.email);
+      const role = userRole(input.role);
+      if (input.password !== undefined) assertNewPassword(input.password);
       if (!(await findAccount(deps.db, input.accountId))) throw new NotFoundError('Account');
       const password = input.password ?? generatePassword();
-      const row = await insertUser(deps.db, {
-        id: uuidv7(),
-        accountId: input.accountId,
-        email,
-        passwordHash: await hashPassword(password),
+      const passwordHash = await hashPassword(password);
+      const row = await deps.db.transaction(async (tx) => {
+        const inserted = await insertUser(tx, {
+          id: uuidv7(),
+          accountId: input.accountId,
+          email,
+          passwordHash,
+          role,
+        });
+        if (!inserted) throw new ConflictError(`A user with the email ${email} already exists`);
+        await recordAudit(
+          tx,
+          input.accountId,
+          doer,
+          [{ action: 'user.joined', target: { type: 'user', id: inserted.id }, changes: { role } }],
+          deps.now(),
+        );
+        return inserted;
       });
-      if (!row) throw new ConflictError(`A user with the email ${email} already exists`);
       const user = userView(row);
       return { user, generatedPassword: input.password === undefined ? password : undefined };
+    },
+
+    // Settings > Team's "last sign-in": stamped by every successful sign-in.
+    async recordSignIn(userId: string): Promise<void> {
+      await stampSignIn(deps.db, userId, deps.now());
     },
 
     // The user whose email and password these are, or undefined (unknown email or wrong password alike).
