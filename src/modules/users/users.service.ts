@@ -15,6 +15,9 @@ export interface UserView {
   email: string;
   role: Role;
   createdAt: string;
+  twoFactorEnabledAt: string | null;
+  /** The account requires two-factor sign-in of everyone (the owner's setting). */
+  accountRequiresTwoFactor: boolean;
 }
 
 const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: EMAIL_MAX_LENGTH }));
@@ -31,6 +34,8 @@ function userView(row: UserRow): UserView {
     email: row.email,
     role: row.role,
     createdAt: row.created_at.toISOString(),
+    twoFactorEnabledAt: row.two_factor_enabled_at?.toISOString() ?? null,
+    accountRequiresTwoFactor: row.require_two_factor,
   };
 }
 
@@ -70,6 +75,12 @@ export function createUsersService(deps: { db: Db }) {
       const row = await findUserByEmail(deps.db, email.trim().toLowerCase());
       const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH()));
       return row && ok ? userView(row) : undefined;
+    },
+
+    // The user of an email address (lower-cased), for recording a refused sign-in in their account.
+    async findByEmail(email: string): Promise<UserView | undefined> {
+      const row = await findUserByEmail(deps.db, email.trim().toLowerCase());
+      return row ? userView(row) : undefined;
     },
 
     async get(id: string): Promise<UserView | undefined> {
