@@ -27,7 +27,7 @@ export function profileRoutes(app: FastifyInstance, deps: DashboardDeps) {
     extra: Partial<ProfileView> = {},
   ): Promise<ProfileView> {
     const { user } = signedIn(request);
-    const current = (await services.users.get(user.id))!;
+    const current = (await services.users.getForSession(user.id))!;
     const enabled = current.twoFactorEnabledAt !== null;
     // The page may show a secret or recovery codes: never kept by a cache.
     reply.header('Cache-Control', 'no-store');
@@ -112,7 +112,7 @@ export function profileRoutes(app: FastifyInstance, deps: DashboardDeps) {
     { preHandler: kit.form('read') },
     async (request, reply) => {
       const { user, doer } = who(request);
-      if ((await services.users.get(user.id))?.accountRequiresTwoFactor) {
+      if ((await services.users.getForSession(user.id))?.accountRequiresTwoFactor) {
         throw new ForbiddenError('Your organisation requires two-factor sign-in: it cannot be turned off.');
       }
       const fields = form(request);

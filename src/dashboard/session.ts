@@ -54,7 +54,7 @@ export async function loadSignedIn(
     await s.destroy();
     return undefined;
   }
-  const user = await deps.services.users.get(s.userId);
+  const user = await deps.services.users.getForSession(s.userId);
   if (!user) {
     await s.destroy();
     return undefined;

@@ -16,6 +16,10 @@ export interface UserView {
   role: Role;
   createdAt: string;
   twoFactorEnabledAt: string | null;
+}
+
+/** A user as a dashboard session reads them: with their account's two-factor requirement. */
+export interface SessionUser extends UserView {
   /** The account requires two-factor sign-in of everyone (the owner's setting). */
   accountRequiresTwoFactor: boolean;
 }
@@ -35,7 +39,6 @@ function userView(row: UserRow): UserView {
     role: row.role,
     createdAt: row.created_at.toISOString(),
     twoFactorEnabledAt: row.two_factor_enabled_at?.toISOString() ?? null,
-    accountRequiresTwoFactor: row.require_two_factor,
   };
 }
 
@@ -86,6 +89,12 @@ export function createUsersService(deps: { db: Db }) {
     async get(id: string): Promise<UserView | undefined> {
       const row = await findUserById(deps.db, id);
       return row ? userView(row) : undefined;
+    },
+
+    // The same read as get (one query), with what the session needs of the account.
+    async getForSession(id: string): Promise<SessionUser | undefined> {
+      const row = await findUserById(deps.db, id);
+      return row ? { ...userView(row), accountRequiresTwoFactor: row.require_two_factor } : undefined;
     },
   };
 }
