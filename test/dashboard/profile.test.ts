@@ -91,6 +91,26 @@ describe('Settings > Your profile: password and the owner’s two-factor require
     assert.deepEqual(changed[0]!.changes, {}, 'no password in the audit trail');
   });
 
+  it('ends a sign-in waiting for its code when the password changes', async () => {
+    const u = await newUser();
+    const here = await signedIn(u.email);
+    const { secret } = await turnOnTwoFactor(here, t.clock);
+    t.clock.move(STEP_MS);
+    const halfway = client();
+    assert.equal((await passwordStep(halfway, u.email)).headers.location, '/dashboard/sign-in/code');
+    const next = 'another new passphrase';
+    const change = await here.post('/dashboard/settings/profile/password', {
+      current: PASSWORD,
+      password: next,
+      again: next,
+    });
+    assert.equal(change.statusCode, 303);
+    const code = await halfway.post('/dashboard/sign-in/code', { code: codeAt(secret, t.clock.now) });
+    assert.equal(code.statusCode, 303);
+    assert.equal(code.headers.location, '/dashboard', 'back to the sign-in form, not signed in');
+    assert.equal((await halfway.get('/dashboard/templates')).statusCode, 303);
+  });
+
   it('lets only an owner require two-factor; users without it set it up before any other page', async () => {
     const owner = await newUser();
     const ownerClient = await signedIn(owner.email);
