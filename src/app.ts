@@ -174,6 +174,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
     services: deps.services,
     rateLimitStore: deps.rateLimitStore,
     now: deps.now,
+    publicBaseUrl: deps.config.publicBaseUrl,
   });
   await app.register(adminPlugin, {
     prefix: '/admin',

@@ -69,6 +69,7 @@ const load = {
   operators: () => import('./modules/operators/operators.service.js'),
   operatorConsole: () => import('./modules/operators/operator-console.service.js'),
   team: () => import('./modules/users/team.service.js'),
+  security: () => import('./modules/users/security.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -93,6 +94,7 @@ export interface ServiceMap {
   operators: ReturnType<Loaded<'operators'>['createOperatorsService']>;
   operatorConsole: ReturnType<Loaded<'operatorConsole'>['createOperatorConsole']>;
   team: ReturnType<Loaded<'team'>['createTeamService']>;
+  security: ReturnType<Loaded<'security'>['createSecurityService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -204,6 +206,7 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       mail: await get('accountMail'),
       publicBaseUrl: deps.config.publicBaseUrl,
     }),
+  security: async ({ deps }) => (await load.security()).createSecurityService(deps),
 };
 
 // A service this process did not build: any use of it is a bug of the command that left it out.

@@ -2,11 +2,15 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
+import type { Origin } from '../platform/principal.js';
+import type { RateLimitStore } from '../platform/rate-limit/rate-limit.store.js';
+import type { UserView } from '../modules/users/users.service.js';
 import {
   html as send,
   loadSignedIn,
   requireSignIn,
   SUSPENDED_MESSAGE,
+  sendToTwoFactorSetUp,
   takeFlash,
   userFrame,
 } from './session.js';
@@ -23,6 +27,41 @@ export const SIGN_IN_LIMITS = {
   perIp: { max: 30, windowMs: 15 * 60 * 1000 },
 };
 
+type Limit = { max: number; windowMs: number };
+
+/**
+ * Counts an attempt in each bucket, in order, each only if the ones before it allowed it: undefined
+ * when all did, or the seconds to wait (at least 1).
+ */
+export async function overLimit(
+  store: RateLimitStore,
+  buckets: readonly (readonly [string, Limit])[],
+): Promise<number | undefined> {
+  for (const [bucket, limit] of buckets) {
+    const result = await store.consume(bucket, limit.max, limit.windowMs);
+    if (!result.allowed) return Math.max(result.retryAfter, 1);
+  }
+  return undefined;
+}
+
+export function originOf(request: FastifyRequest): Origin {
+  return { ip: request.ip, requestId: request.id };
+}
+
+// The end of a sign-in (the password, and the code when two-factor is on): a new session id that
+// names the user (so that an id planted before it is worth nothing after it), the user's last sign-in, and its audit event.
+export async function completeSignIn(
+  request: FastifyRequest,
+  deps: DashboardDeps,
+  user: UserView,
+  method: 'password' | 'totp' | 'recovery',
+) {
+  await request.session.regenerate();
+  request.session.userId = user.id;
+  request.session.signedInAt = deps.now().getTime();
+  await deps.services.security.recordSignedIn(user, originOf(request), method);
+}
+
 function field(request: FastifyRequest, name: string): string {
   const value = (request.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
@@ -35,6 +74,7 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.get('/', async (request, reply) => {
     const user = await loadSignedIn(request, deps);
     if (!user) return send(reply, signInPage({ csrf: reply.generateCsrf(), flash: takeFlash(request) }));
+    if (user.mustSetUpTwoFactor) return sendToTwoFactorSetUp(request, reply);
     const usage = await services.usage.get(user.principal);
     const templates = await services.templates.list(user.user.accountId, { page: 1, perPage: 1 });
     return send(
@@ -63,19 +103,14 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
     // The email is hashed into the buckets' names: any text makes a well-formed key.
     const emailKey = createHash('sha256').update(email).digest('base64url');
     const { perEmailAndIp, perEmail, perIp } = SIGN_IN_LIMITS;
-    // Each bucket is counted only if the ones before it allowed the attempt.
-    const buckets = [
+    const wait = await overLimit(deps.rateLimitStore, [
       [`signin-ip:${request.ip}`, perIp],
       [`signin-email-ip:${emailKey}:${request.ip}`, perEmailAndIp],
       [`signin-email:${emailKey}`, perEmail],
-    ] as const;
-    for (const [bucket, limit] of buckets) {
-      const result = await deps.rateLimitStore.consume(bucket, limit.max, limit.windowMs);
-      if (!result.allowed) {
-        const wait = Math.max(result.retryAfter, 1);
-        reply.header('Retry-After', wait);
-        return again(429, `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
-      }
+    ]);
+    if (wait !== undefined) {
+      reply.header('Retry-After', wait);
+      return again(429, `Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
     }
     let user;
     try {
@@ -84,13 +119,21 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
       if (err instanceof ValidationError) return again(422, 'The email address is not valid.');
       throw err;
     }
-    if (!user) return again(401, 'The email address or the password is not right.');
+    if (!user) {
+      const known = await services.users.findByEmail(email);
+      if (known) await services.security.recordSignInFailed(known, originOf(request), 'password');
+      return again(401, 'The email address or the password is not right.');
+    }
     if ((await services.accounts.get(user.accountId)).suspendedAt) return again(403, SUSPENDED_MESSAGE);
-    // A new session id at sign-in, so that an id planted before it is worth nothing after it.
-    await request.session.regenerate();
-    request.session.userId = user.id;
-    request.session.signedInAt = deps.now().getTime();
-    await services.users.recordSignIn(user.id);
+    if (user.twoFactorEnabledAt) {
+      // A new session id here too (and again when the code is right: completeSignIn).
+      await request.session.regenerate();
+      // Half-way: the session names no signed-in user until the code is right (two-factor.routes).
+      request.session.codeUserId = user.id;
+      request.session.codeSince = deps.now().getTime();
+      return reply.redirect('/dashboard/sign-in/code', 303);
+    }
+    await completeSignIn(request, deps, user, 'password');
     return reply.redirect('/dashboard', 303);
   });
 

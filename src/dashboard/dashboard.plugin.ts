@@ -22,6 +22,9 @@ import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
 import { settingsRoutes } from './settings.routes.js';
+import { signInCodeRoutes } from './sign-in-code.routes.js';
+import { forgotPasswordRoutes } from './forgot-password.routes.js';
+import { profileRoutes } from './profile.routes.js';
 import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
@@ -162,6 +165,9 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   }
 
   authRoutes(app, deps);
+  signInCodeRoutes(app, deps);
+  forgotPasswordRoutes(app, deps);
+  profileRoutes(app, deps);
   keysRoutes(app, deps);
   studioRoutes(app, deps);
   templatesPages(app, deps);

@@ -8,4 +8,6 @@ export interface DashboardDeps {
   services: Services;
   rateLimitStore: RateLimitStore;
   now: () => Date;
+  /** The service's public address, for links in emails (a password reset link). */
+  publicBaseUrl: string;
 }

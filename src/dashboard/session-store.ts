@@ -12,6 +12,7 @@ type GetCallback = (err: unknown, session?: unknown) => void;
 
 interface StoredSession {
   userId?: string;
+  codeUserId?: string;
   cookie?: { expires?: string | Date | null };
 }
 
@@ -33,7 +34,8 @@ export function createSessionStore(db: Db, now: () => Date, fallbackTtlMs: numbe
       repo
         .writeSession(db, {
           idHash: digest(sessionId),
-          userId: s.userId ?? null,
+          // A session half-way through a two-factor sign-in is the user's too: it ends with theirs.
+          userId: s.userId ?? s.codeUserId ?? null,
           data: JSON.stringify(session),
           expiresAt: expires,
         })

@@ -17,6 +17,9 @@ declare module 'fastify' {
   interface Session {
     userId?: string;
     signedInAt?: number;
+    // Between a right password and the two-factor code: signed in to nothing yet.
+    codeUserId?: string;
+    codeSince?: number;
     // Shown once on the next page, then deleted.
     flash?: Flash;
   }
@@ -29,7 +32,19 @@ export interface SignedIn {
   user: { id: string; email: string; accountId: string; role: Role };
   accountName: string;
   principal: Principal;
+  /** The account requires two-factor sign-in and this user has not set it up yet. */
+  mustSetUpTwoFactor: boolean;
 }
+
+// The pages and forms a user who must set up two-factor sign-in may reach (their profile).
+export const TWO_FACTOR_SET_UP_PATHS = new Set([
+  '/dashboard/settings/profile',
+  '/dashboard/settings/profile/two-factor/start',
+  '/dashboard/settings/profile/two-factor/confirm',
+  '/dashboard/settings/profile/password',
+  '/dashboard/sign-out',
+]);
+export const PROFILE_PATH = '/dashboard/settings/profile';
 
 // The signed-in user of the request, read once per request; undefined when signed out, when the
 // session has outlived ABSOLUTE_MS, or when the user no longer exists.
@@ -44,7 +59,7 @@ export async function loadSignedIn(
     await s.destroy();
     return undefined;
   }
-  const user = await deps.services.users.get(s.userId);
+  const user = await deps.services.users.getForSession(s.userId);
   if (!user) {
     await s.destroy();
     return undefined;
@@ -58,6 +73,7 @@ export async function loadSignedIn(
   request.signedIn = {
     user: { id: user.id, email: user.email, accountId: user.accountId, role: user.role },
     accountName: account.name,
+    mustSetUpTwoFactor: user.accountRequiresTwoFactor && user.twoFactorEnabledAt === null,
     principal: await deps.services.accounts.actingPrincipal(user.accountId, `user:${user.id}`, {
       actor: { type: 'user', id: user.id, label: user.email },
       origin: { ip: request.ip, requestId: request.id },
@@ -66,11 +82,24 @@ export async function loadSignedIn(
   return request.signedIn;
 }
 
-// preHandler of every page but sign-in: a signed-out request goes to the sign-in page.
+// preHandler of every page but sign-in: a signed-out request goes to the sign-in page; a user who
+// must set up two-factor sign-in (the account requires it) goes to their profile first.
 export function requireSignIn(deps: { services: Services; now: () => Date }) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!(await loadSignedIn(request, deps))) return reply.redirect('/dashboard', 303);
+    const user = await loadSignedIn(request, deps);
+    if (!user) return reply.redirect('/dashboard', 303);
+    if (user.mustSetUpTwoFactor && !TWO_FACTOR_SET_UP_PATHS.has(request.routeOptions.url ?? '')) {
+      return sendToTwoFactorSetUp(request, reply);
+    }
   };
+}
+
+export function sendToTwoFactorSetUp(request: FastifyRequest, reply: FastifyReply) {
+  setFlash(request, {
+    kind: 'warn',
+    text: 'Your organisation requires two-factor sign-in: set it up before anything else.',
+  });
+  return reply.redirect(PROFILE_PATH, 303);
 }
 
 export function signedIn(request: FastifyRequest): SignedIn {

@@ -112,6 +112,8 @@ export const STATUS_BY_CODE: Record<string, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  // A single-use link that was real but can no longer be used (users/link-token.ts).
+  gone: 410,
   payload_too_large: 413,
   validation_error: 422,
   rate_limited: 429,

@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'user.sign_in_failed',
   'user.password_changed',
   'user.two_factor_enabled',
+  // Not in decisions 21's list: turning two-factor off is a change too (issue 29, profile page).
+  'user.two_factor_disabled',
   'account.updated',
   'account.suspended',
   'account.resumed',

@@ -8,9 +8,13 @@ export interface UserRow {
   password_hash: string;
   role: Role;
   created_at: Date;
+  two_factor_enabled_at: Date | null;
+  /** The account's "require two-factor for everyone" (read with the user: no second query). */
+  require_two_factor: boolean;
 }
 
-const COLUMNS = 'id, account_id, email, password_hash, role, created_at';
+const COLUMNS = `id, account_id, email, password_hash, role, created_at, two_factor_enabled_at,
+  (SELECT a.require_two_factor FROM accounts a WHERE a.id = users.account_id) AS require_two_factor`;
 
 // Emails are stored lower-cased (users.service), so an exact match is a case-insensitive one.
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {

@@ -18,6 +18,13 @@ export interface UserView {
   email: string;
   role: Role;
   createdAt: string;
+  twoFactorEnabledAt: string | null;
+}
+
+/** A user as a dashboard session reads them: with their account's two-factor requirement. */
+export interface SessionUser extends UserView {
+  /** The account requires two-factor sign-in of everyone (the owner's setting). */
+  accountRequiresTwoFactor: boolean;
 }
 
 const validEmail = compileBodyValidator(Type.String({ format: 'email', maxLength: EMAIL_MAX_LENGTH }));
@@ -66,6 +73,7 @@ function userView(row: UserRow): UserView {
     email: row.email,
     role: row.role,
     createdAt: row.created_at.toISOString(),
+    twoFactorEnabledAt: row.two_factor_enabled_at?.toISOString() ?? null,
   };
 }
 
@@ -118,9 +126,21 @@ export function createUsersService(deps: { db: Db; now: () => Date }) {
       return row && ok ? userView(row) : undefined;
     },
 
+    // The user of an email address (lower-cased), for recording a refused sign-in in their account.
+    async findByEmail(email: string): Promise<UserView | undefined> {
+      const row = await findUserByEmail(deps.db, email.trim().toLowerCase());
+      return row ? userView(row) : undefined;
+    },
+
     async get(id: string): Promise<UserView | undefined> {
       const row = await findUserById(deps.db, id);
       return row ? userView(row) : undefined;
+    },
+
+    // The same read as get (one query), with what the session needs of the account.
+    async getForSession(id: string): Promise<SessionUser | undefined> {
+      const row = await findUserById(deps.db, id);
+      return row ? { ...userView(row), accountRequiresTwoFactor: row.require_two_factor } : undefined;
     },
   };
 }
