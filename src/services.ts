@@ -19,6 +19,7 @@ import { createTemplatesService } from './modules/templates/templates.service.js
 import { createUsageService } from './modules/usage/usage.service.js';
 import { createVerifyService } from './modules/verify/verify.service.js';
 import { createUsersService } from './modules/users/users.service.js';
+import { createSsoService } from './modules/sso/sso.service.js';
 import { createEmailsService } from './modules/certificates/certificate-emails.service.js';
 import { startEmailWorker, type EmailWorker } from './modules/emails/email.worker.js';
 import {
@@ -143,6 +144,7 @@ export function createServices(deps: ServiceDeps) {
     imports,
     verify: createVerifyService({ db: deps.db, publicBaseUrl, now: deps.now }),
     users: createUsersService(deps),
+    sso: createSsoService({ db: deps.db, vault: deps.vault, now: deps.now, publicBaseUrl }),
     emails,
     accountMail: createAccountMail({ transport: getMailTransport, mailFrom: config.mailFrom }),
     // The server starts the PDF workers at boot so that the first request does not pay for it.

@@ -78,6 +78,13 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
       throw err;
     }
     if (!user) return again(401, 'The email address or the password is not right.');
+    // An account that signs in with SSO may have turned passwords off for all but its owners.
+    if (!(await services.sso.passwordSignInAllowed(user.accountId, user.role))) {
+      return again(
+        403,
+        'Your organisation signs in with single sign-on: use "Sign in with your organisation" below.',
+      );
+    }
     // A new session id at sign-in, so that an id planted before it is worth nothing after it.
     await request.session.regenerate();
     request.session.userId = user.id;

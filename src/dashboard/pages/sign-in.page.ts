@@ -23,6 +23,7 @@ export function signInPage(opts: { csrf: string; email?: string; error?: string;
         <input type="password" id="password" name="password" autocomplete="current-password" required />
         <div class="actions"><button type="submit">Sign in</button></div>
       </form>
+      <p><a href="/dashboard/sso" id="sso-link">Sign in with your organisation</a> (single sign-on)</p>
       <p class="muted small">
         No account? The operator of this service creates users with <code>certsvc user create</code>.
       </p>

@@ -26,16 +26,20 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
 // undefined when a user with this email already exists.
 export async function insertUser(
   db: Queryable,
-  input: { id: string; accountId: string; email: string; passwordHash: string },
+  input: { id: string; accountId: string; email: string; passwordHash: string; role?: Role },
 ): Promise<UserRow | undefined> {
   try {
     const { rows } = await db.query<UserRow>(
-      `INSERT INTO users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-      [input.id, input.accountId, input.email, input.passwordHash],
+      `INSERT INTO users (id, account_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [input.id, input.accountId, input.email, input.passwordHash, input.role ?? 'owner'],
     );
     return rows[0];
   } catch (err) {
     if ((err as { code?: string }).code === '23505') return undefined;
     throw err;
   }
+}
+
+export async function stampSignIn(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query('UPDATE users SET last_sign_in_at = $2 WHERE id = $1', [id, at]);
 }
