@@ -8,7 +8,7 @@ import { errorPage } from './html.js';
 import { signInSettingsPage } from './pages/sign-in-settings.page.js';
 import { ssoStartPage } from './pages/sso-start.page.js';
 import { form, isUuid } from './params.js';
-import { pageFrame, routeKit } from './routes.js';
+import { flashOutcome, pageFrame, routeKit } from './routes.js';
 import { html as send, setFlash, signedIn, userFrame } from './session.js';
 
 // Single sign-on (decisions 21): Settings > Sign-in, and the sign-in through the account's OpenID
@@ -88,6 +88,15 @@ export function ssoRoutes(app: FastifyInstance, deps: DashboardDeps) {
       return send(reply, page, 422);
     }
     setFlash(request, { kind: 'ok', text: 'Sign-in settings saved.' });
+    return reply.redirect(`/dashboard${path}`, 303);
+  });
+
+  app.post(`${path}/remove`, { preHandler: kit.form('organisation') }, async (request, reply) => {
+    const { user, principal } = signedIn(request);
+    await flashOutcome(request, 'Not turned off', async () => {
+      await sso.remove(principal, user.accountId, user.role === 'owner');
+      return 'Single sign-on is off: everyone signs in with their password.';
+    });
     return reply.redirect(`/dashboard${path}`, 303);
   });
 

@@ -353,4 +353,40 @@ describe('single sign-on (OpenID Connect)', () => {
     );
     assert.equal(res.statusCode, 403);
   });
+
+  it('turns off: an admin may not while password sign-in is off; an owner may, and sign-in is by password again', async () => {
+    const email = person('remover');
+    await t.deps.services.users.create({ accountId: tenant.accountId, email, password: PASSWORD });
+    await t.deps.db.query("UPDATE users SET role = 'admin' WHERE email = $1", [email]);
+    await owner.get('/dashboard/settings/sign-in');
+    await owner.post('/dashboard/settings/sign-in', settingsForm({ clientSecret: '', passwordSignIn: '' }));
+    await signInWith(formClient(t), ownerEmail, PASSWORD); // the owner may still use a password
+    const refusedAdmin = formClient(t);
+    await refusedAdmin.get('/dashboard');
+    assert.equal(
+      (await refusedAdmin.post('/dashboard/sign-in', { email, password: PASSWORD })).statusCode,
+      403,
+    );
+    // The admin signs in through SSO instead, and cannot turn it off.
+    const flow = await throughProvider(email);
+    assert.equal((await flow.browser.get(flow.callback)).statusCode, 303);
+    await flow.browser.get('/dashboard/settings/sign-in');
+    await flow.browser.post('/dashboard/settings/sign-in/remove', {});
+    assert.match(
+      (await flow.browser.get('/dashboard/settings/sign-in')).body,
+      /only an owner may turn single sign-on off/,
+    );
+    const count = async () =>
+      (await t.deps.db.query('SELECT count(*) FROM account_sso WHERE account_id = $1', [tenant.accountId]))
+        .rows[0].count;
+    assert.equal(await count(), 1);
+
+    await owner.get('/dashboard/settings/sign-in');
+    assert.equal((await owner.post('/dashboard/settings/sign-in/remove', {})).statusCode, 303);
+    assert.equal(await count(), 0);
+    assert.deepEqual((await events(tenant.accountId)).at(-1)!.changes, { removed: true });
+    assert.equal((await formClient(t).get(`/dashboard/sso/${tenant.accountId}/start`)).statusCode, 404);
+    const back = formClient(t);
+    await signInWith(back, email, PASSWORD);
+  });
 });

@@ -143,6 +143,17 @@ ${value.roleMap}</textarea>
               </p>`
         }
         <div class="actions"><button type="submit">Save</button></div>
-      </form>`,
+      </form>
+      ${when(
+        sso,
+        () =>
+          html`<form class="card" method="post" action="/dashboard/settings/sign-in/remove" id="sso-remove">
+            ${csrfField(opts.user.csrf)}
+            <p>
+              Turning single sign-on off deletes these settings; everyone then signs in with their password.
+            </p>
+            <div class="actions"><button type="submit" class="danger">Turn off single sign-on</button></div>
+          </form>`,
+      )}`,
   );
 }

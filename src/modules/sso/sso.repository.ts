@@ -72,3 +72,8 @@ export async function replaceDomains(
   ]);
   return undefined;
 }
+
+export async function deleteSso(db: Queryable, accountId: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM account_sso WHERE account_id = $1', [accountId]);
+  return (rowCount ?? 0) > 0;
+}

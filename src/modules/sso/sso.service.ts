@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/db.js';
-import { ValidationError } from '../../platform/errors.js';
+import { ForbiddenError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Doer, Origin } from '../../platform/principal.js';
 import type { KeyVault } from '../../platform/proof/key-vault.js';
@@ -162,6 +162,31 @@ export function createSsoService(deps: { db: Db; vault?: KeyVault; now: () => Da
         );
       });
       return view(row);
+    },
+
+    /**
+     * Turns single sign-on off (its settings and domains deleted; `sso.updated` with removed). With
+     * password sign-in off, that would turn it back on for everyone: an owner's decision only.
+     */
+    async remove(doer: Doer, accountId: string, byOwner: boolean): Promise<void> {
+      await db.transaction(async (tx) => {
+        const row = await repo.findSso(tx, accountId);
+        if (!row) return;
+        if (!row.password_sign_in && !byOwner) {
+          throw new ForbiddenError(
+            'Password sign-in is off for this organisation: only an owner may turn single sign-on off.',
+          );
+        }
+        await repo.deleteSso(tx, accountId);
+        const changes = { removed: true };
+        await recordAudit(
+          tx,
+          accountId,
+          doer,
+          [{ action: 'sso.updated', target: { type: 'account', id: accountId }, changes }],
+          deps.now(),
+        );
+      });
     },
 
     /** The account whose provider signs in this email's domain, if any. */
