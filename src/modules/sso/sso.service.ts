@@ -169,24 +169,7 @@ export function createSsoService(deps: { db: Db; vault?: KeyVault; now: () => Da
      * password sign-in off, that would turn it back on for everyone: an owner's decision only.
      */
     async remove(doer: Doer, accountId: string, byOwner: boolean): Promise<void> {
-      await db.transaction(async (tx) => {
-        const row = await repo.findSso(tx, accountId);
-        if (!row) return;
-        if (!row.password_sign_in && !byOwner) {
-          throw new ForbiddenError(
-            'Password sign-in is off for this organisation: only an owner may turn single sign-on off.',
-          );
-        }
-        await repo.deleteSso(tx, accountId);
-        const changes = { removed: true };
-        await recordAudit(
-          tx,
-          accountId,
-          doer,
-          [{ action: 'sso.updated', target: { type: 'account', id: accountId }, changes }],
-          deps.now(),
-        );
-      });
+      await removeSso(deps, doer, accountId, byOwner);
     },
 
     /** The account whose provider signs in this email's domain, if any. */
@@ -229,18 +212,7 @@ export function createSsoService(deps: { db: Db; vault?: KeyVault; now: () => Da
       } catch (err) {
         throw new SsoRefusal(unreachable(err) ? 502 : 400, `Sign-in refused: ${refusalReason(err)}.`);
       }
-      const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
-      if (!email) throw new SsoRefusal(403, 'Sign-in refused: the provider did not give an email address.');
-      if (claims.email_verified !== true && claims.email_verified !== 'true') {
-        throw new SsoRefusal(403, `Sign-in refused: the provider has not verified the address ${email}.`);
-      }
-      const domain = email.split('@').pop()!;
-      if (!row.allowed_domains.includes(domain)) {
-        throw new SsoRefusal(
-          403,
-          `Sign-in refused: ${email} is not in the email domains this organisation allows (${row.allowed_domains.join(', ')}).`,
-        );
-      }
+      const email = verifiedEmail(row, claims);
       return signIn(deps, row, email, claims, origin);
     },
 
@@ -251,6 +223,51 @@ export function createSsoService(deps: { db: Db; vault?: KeyVault; now: () => Da
       return !row || row.password_sign_in;
     },
   };
+}
+
+// Deletes the settings and domains in one transaction with their `sso.updated` event.
+async function removeSso(
+  deps: { db: Db; now: () => Date },
+  doer: Doer,
+  accountId: string,
+  byOwner: boolean,
+): Promise<void> {
+  const { db } = deps;
+  await db.transaction(async (tx) => {
+    const row = await repo.findSso(tx, accountId);
+    if (!row) return;
+    if (!row.password_sign_in && !byOwner) {
+      throw new ForbiddenError(
+        'Password sign-in is off for this organisation: only an owner may turn single sign-on off.',
+      );
+    }
+    await repo.deleteSso(tx, accountId);
+    const changes = { removed: true };
+    await recordAudit(
+      tx,
+      accountId,
+      doer,
+      [{ action: 'sso.updated', target: { type: 'account', id: accountId }, changes }],
+      deps.now(),
+    );
+  });
+}
+
+// The provider's verified email in one of the account's domains; otherwise a refusal.
+function verifiedEmail(row: repo.SsoRow, claims: Claims): string {
+  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
+  if (!email) throw new SsoRefusal(403, 'Sign-in refused: the provider did not give an email address.');
+  if (claims.email_verified !== true && claims.email_verified !== 'true') {
+    throw new SsoRefusal(403, `Sign-in refused: the provider has not verified the address ${email}.`);
+  }
+  const domain = email.split('@').pop()!;
+  if (!row.allowed_domains.includes(domain)) {
+    throw new SsoRefusal(
+      403,
+      `Sign-in refused: ${email} is not in the email domains this organisation allows (${row.allowed_domains.join(', ')}).`,
+    );
+  }
+  return email;
 }
 
 // The account's user of this email, or a first-time one with the role the settings give; both
