@@ -1,7 +1,7 @@
 import type { SsoView } from '../../modules/sso/sso.service.js';
 import type { SsoInput } from '../../modules/sso/sso-settings.js';
 import { SSO_ROLE_LABELS } from '../../modules/sso/sso-settings.js';
-import { html, safe, when } from '../../platform/html.js';
+import { html, safe, when, type Html } from '../../platform/html.js';
 import { csrfField, notice, type Flash } from '../html.js';
 import type { userFrame } from '../session.js';
 import { settingsPage } from './settings-nav.js';
@@ -10,6 +10,38 @@ function mapLines(map: Record<string, string>): string {
   return Object.entries(map)
     .map(([value, role]) => `${value}=${role}`)
     .join('\n');
+}
+
+// The owner's switch; everyone else sees its state.
+function passwordSignInField(owner: boolean, on: boolean): Html {
+  return owner
+    ? html`<label class="check"
+        ><input
+          type="checkbox"
+          id="password-sign-in"
+          name="passwordSignIn"
+          value="on"
+          ${on ? safe('checked') : ''}
+        />
+        <span
+          >Password sign-in for everyone else
+          <span class="hint"
+            >Off: only owners may still sign in with a password, so nobody is locked out. Everyone else signs
+            in through the provider.</span
+          ></span
+        ></label
+      >`
+    : html`<p id="password-sign-in-state">
+        Password sign-in for everyone else: ${on ? 'on' : 'off'} (only an owner changes it).
+      </p>`;
+}
+
+function removeForm(csrf: string): Html {
+  return html`<form class="card" method="post" action="/dashboard/settings/sign-in/remove" id="sso-remove">
+    ${csrfField(csrf)}
+    <p>Turning single sign-on off deletes these settings; everyone then signs in with their password.</p>
+    <div class="actions"><button type="submit" class="danger">Turn off single sign-on</button></div>
+  </form>`;
 }
 
 // Settings > Sign-in: single sign-on with the organisation's OpenID Provider (docs/dashboard.md).
@@ -59,7 +91,8 @@ export function signInSettingsPage(opts: {
         <input
           id="issuer-url"
           name="issuerUrl"
-          type="url"
+          type="text"
+          inputmode="url"
           required
           value="${value.issuerUrl}"
           placeholder="https://login.example.org/realms/staff"
@@ -69,7 +102,14 @@ export function signInSettingsPage(opts: {
           Its discovery document is read when you save: ISSUER/.well-known/openid-configuration.
         </p>
         <label for="client-id">Client ID</label>
-        <input id="client-id" name="clientId" required value="${value.clientId}" autocomplete="off" />
+        <input
+          id="client-id"
+          type="text"
+          name="clientId"
+          required
+          value="${value.clientId}"
+          autocomplete="off"
+        />
         <label for="client-secret">Client secret</label>
         <input
           id="client-secret"
@@ -82,6 +122,7 @@ export function signInSettingsPage(opts: {
         <label for="allowed-domains">Allowed email domains</label>
         <input
           id="allowed-domains"
+          type="text"
           name="allowedDomains"
           required
           value="${value.allowedDomains}"
@@ -102,6 +143,7 @@ export function signInSettingsPage(opts: {
         <label for="role-claim">Role claim (optional)</label>
         <input
           id="role-claim"
+          type="text"
           name="roleClaim"
           value="${value.roleClaim}"
           placeholder="groups"
@@ -119,41 +161,9 @@ ${value.roleMap}</textarea>
           One per line, value=role. A first-time user whose claim holds a listed value gets its role (the
           strongest when several match); existing users keep theirs.
         </p>
-        ${
-          owner
-            ? html`<label class="check"
-                ><input
-                  type="checkbox"
-                  id="password-sign-in"
-                  name="passwordSignIn"
-                  value="on"
-                  ${value.passwordSignIn ? safe('checked') : ''}
-                />
-                <span
-                  >Password sign-in for everyone else
-                  <span class="hint"
-                    >Off: only owners may still sign in with a password, so nobody is locked out. Everyone
-                    else signs in through the provider.</span
-                  ></span
-                ></label
-              >`
-            : html`<p id="password-sign-in-state">
-                Password sign-in for everyone else: ${value.passwordSignIn ? 'on' : 'off'} (only an owner
-                changes it).
-              </p>`
-        }
+        ${passwordSignInField(owner, value.passwordSignIn)}
         <div class="actions"><button type="submit">Save</button></div>
       </form>
-      ${when(
-        sso,
-        () =>
-          html`<form class="card" method="post" action="/dashboard/settings/sign-in/remove" id="sso-remove">
-            ${csrfField(opts.user.csrf)}
-            <p>
-              Turning single sign-on off deletes these settings; everyone then signs in with their password.
-            </p>
-            <div class="actions"><button type="submit" class="danger">Turn off single sign-on</button></div>
-          </form>`,
-      )}`,
+      ${when(sso, () => removeForm(opts.user.csrf))}`,
   );
 }
