@@ -14,6 +14,7 @@ export const MODULE_FLOORS = {
   contracts: ['shared', 'audit', 'accounts'],
   templates: ['shared', 'audit', 'accounts'],
   proof: ['shared', 'audit', 'accounts'],
+  sso: ['shared', 'audit', 'accounts', 'users'],
   emails: ['shared'],
   verify: ['shared'],
   certificates: ['shared', 'audit', 'usage', 'accounts', 'templates', 'proof', 'emails'],

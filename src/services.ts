@@ -70,6 +70,7 @@ const load = {
   operatorConsole: () => import('./modules/operators/operator-console.service.js'),
   team: () => import('./modules/users/team.service.js'),
   security: () => import('./modules/users/security.service.js'),
+  sso: () => import('./modules/sso/sso.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -95,6 +96,7 @@ export interface ServiceMap {
   operatorConsole: ReturnType<Loaded<'operatorConsole'>['createOperatorConsole']>;
   team: ReturnType<Loaded<'team'>['createTeamService']>;
   security: ReturnType<Loaded<'security'>['createSecurityService']>;
+  sso: ReturnType<Loaded<'sso'>['createSsoService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -207,6 +209,13 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       publicBaseUrl: deps.config.publicBaseUrl,
     }),
   security: async ({ deps }) => (await load.security()).createSecurityService(deps),
+  sso: async ({ deps }) =>
+    (await load.sso()).createSsoService({
+      db: deps.db,
+      vault: deps.vault,
+      now: deps.now,
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
 };
 
 // A service this process did not build: any use of it is a bug of the command that left it out.

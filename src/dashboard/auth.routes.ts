@@ -125,6 +125,13 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
       return again(401, 'The email address or the password is not right.');
     }
     if ((await services.accounts.get(user.accountId)).suspendedAt) return again(403, SUSPENDED_MESSAGE);
+    // An account that signs in with SSO may have turned passwords off for all but its owners.
+    if (!(await services.sso.passwordSignInAllowed(user.accountId, user.role))) {
+      return again(
+        403,
+        'Your organisation signs in with single sign-on: use "Sign in with your organisation" below.',
+      );
+    }
     if (user.twoFactorEnabledAt) {
       // A new session id here too (and again when the code is right: completeSignIn).
       await request.session.regenerate();

@@ -25,6 +25,7 @@ import { settingsRoutes } from './settings.routes.js';
 import { signInCodeRoutes } from './sign-in-code.routes.js';
 import { forgotPasswordRoutes } from './forgot-password.routes.js';
 import { profileRoutes } from './profile.routes.js';
+import { ssoRoutes } from './sso.routes.js';
 import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
@@ -177,4 +178,5 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   settingsRoutes(app, deps);
   teamRoutes(app, deps);
   linksRoutes(app, deps);
+  ssoRoutes(app, deps);
 }

@@ -24,6 +24,7 @@ export function signInPage(opts: { csrf: string; email?: string; error?: string;
         <div class="actions"><button type="submit">Sign in</button></div>
       </form>
       <p><a href="/dashboard/forgot-password">Forgot password?</a></p>
+      <p><a href="/dashboard/sso" id="sso-link">Sign in with your organisation</a> (single sign-on)</p>
       <p class="muted small">
         No account? The operator of this service creates users with <code>certsvc user create</code>.
       </p>

@@ -48,3 +48,7 @@ export async function insertUser(
 export async function setPasswordHash(db: Queryable, userId: string, passwordHash: string): Promise<void> {
   await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, passwordHash]);
 }
+
+export async function stampSignIn(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query('UPDATE users SET last_sign_in_at = $2 WHERE id = $1', [id, at]);
+}
