@@ -110,7 +110,11 @@ export function createServices(deps: ServiceDeps) {
     now: deps.now,
     onIssued: (count) => metrics.certificatesIssued.inc(count),
   });
-  const accounts = createAccountsService(deps);
+  const accounts = createAccountsService({
+    ...deps,
+    checker: getChecker,
+    onRenamed: (tx, accountId) => signingKeys.renewForName(tx, accountId),
+  });
   const emails = createEmailsService(deps);
   // This process's import workers, woken when it creates an import.
   const importWorkers = new Set<ImportWorker>();
