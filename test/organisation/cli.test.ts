@@ -75,7 +75,9 @@ describe('certsvc account update', () => {
     const after = await t.deps.services.accounts.get(tenant.accountId);
     assert.equal(after.name, 'Northwind Academy');
     assert.equal(after.website, 'https://northwind.example/');
-    const count = await t.deps.db.query('SELECT 1 FROM audit_events WHERE account_id = $1', [tenant.accountId]);
+    const count = await t.deps.db.query('SELECT 1 FROM audit_events WHERE account_id = $1', [
+      tenant.accountId,
+    ]);
     assert.equal(count.rowCount, 1);
   });
 
@@ -95,6 +97,9 @@ describe('certsvc account update', () => {
     const text = demoLines(demo).join('\n');
     assert.match(text, /Rename the demo organisation/);
     assert.ok(text.includes(demo.rename.command), text);
-    assert.ok(text.includes('Settings > Organisation: http://localhost:3000/dashboard/settings/organisation'), text);
+    assert.ok(
+      text.includes('Settings > Organisation: http://localhost:3000/dashboard/settings/organisation'),
+      text,
+    );
   });
 });
