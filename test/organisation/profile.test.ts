@@ -203,6 +203,24 @@ describe('organisation profile', () => {
     assert.equal((await auditEvents(t, tenant.accountId)).length, 0);
   });
 
+  it('a role without the organisation permission gets 403 and changes nothing', async () => {
+    const tenant = await createTenant(t.deps, { name: 'Guarded Academy' });
+    const member = await signedMember(t, tenant.accountId);
+    await t.deps.db.query(`UPDATE users SET role = 'issuer' WHERE id = $1`, [member.userId]);
+    await member.client.get('/dashboard');
+    assert.equal((await member.client.get('/dashboard/settings/organisation')).statusCode, 403);
+    assert.equal((await member.client.get('/dashboard/settings/organisation/logo')).statusCode, 403);
+    const res = await logoForm(t, member.client, {
+      fields: { name: 'Taken Over', defaultLanguage: 'en' },
+      logo: { name: 'logo.png', bytes: LOGO },
+    });
+    assert.equal(res.statusCode, 403);
+    const row = await accountRow(t, tenant.accountId);
+    assert.equal(row.name, 'Guarded Academy');
+    assert.equal(row.logo, null);
+    assert.equal((await auditEvents(t, tenant.accountId)).length, 0);
+  });
+
   it('a rename applies from then on: new credential and PDF signer, old PDFs still valid, both names on verification', async () => {
     const tenant = await createTenant(t.deps, { name: 'Demo Academy' });
     const old = await issueCertificate(t.app, tenant);
