@@ -113,7 +113,14 @@ interface Parts {
 }
 
 const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
-  accounts: async ({ deps }) => (await load.accounts()).createAccountsService(deps),
+  accounts: async ({ deps, get, checker }) =>
+    (await load.accounts()).createAccountsService({
+      ...deps,
+      // The logo's checks (the server's threads; no certsvc command uploads a logo).
+      checker,
+      // A rename makes a PDF signing certificate for the new name, in the rename's transaction.
+      onRenamed: async (tx, accountId) => (await get('signingKeys')).renewForName(tx, accountId),
+    }),
   audit: async ({ deps }) => (await load.audit()).createAuditService(deps),
   contracts: async ({ deps }) => (await load.contracts()).createContractsService(deps),
   keys: async ({ deps }) => (await load.keys()).createApiKeysService(deps),

@@ -1,5 +1,5 @@
 import type { AccountView } from '../modules/accounts/accounts.service.js';
-import { deps, id, type Command } from './command.js';
+import { cliDoer, deps, id, type Command } from './command.js';
 import { CliError, print } from './output.js';
 
 // An account's settings about its certificates' public life (issue 19): shown, and changed by the
@@ -20,7 +20,39 @@ function onOff(value: string | boolean | undefined): boolean | undefined {
   throw new CliError(`--public-download must be on or off, got "${String(value)}"`, 2);
 }
 
+function profileLines(a: AccountView): string[] {
+  return [
+    `Account ${a.name}: ${a.id}`,
+    `Website: ${a.website ?? 'none'}`,
+    `Contact email: ${a.contactEmail ?? 'none'}`,
+    `Default language: ${a.defaultLanguage}`,
+    `Logo: ${a.logo ? `${a.logo.type}, ${a.logo.size} bytes, sha256 ${a.logo.sha256}` : 'none'}`,
+  ];
+}
+
 export const accountSettingsCommands: Command[] = [
+  // The organisation's profile (decisions 21), through the accounts service as Settings >
+  // Organisation: a new name applies to what is issued from then on. An empty value clears the
+  // website or the contact email.
+  {
+    path: ['account', 'update'],
+    usage: 'account update ACCOUNT_ID [--name N] [--website URL] [--contact-email E]',
+    positionals: ['ACCOUNT_ID'],
+    options: { name: { type: 'string' }, website: { type: 'string' }, 'contact-email': { type: 'string' } },
+    async run(ctx) {
+      const accountId = id(ctx.args[0], 'ACCOUNT_ID');
+      const text = (name: string) => {
+        const value = ctx.values[name];
+        return typeof value === 'string' ? value : undefined;
+      };
+      const account = await deps(ctx).services.accounts.updateProfile(
+        accountId,
+        { name: text('name'), website: text('website'), contactEmail: text('contact-email') },
+        cliDoer(),
+      );
+      print(ctx.io, ctx.json, account, profileLines(account));
+    },
+  },
   {
     path: ['account', 'settings'],
     services: ['accounts'],

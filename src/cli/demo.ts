@@ -13,6 +13,8 @@ export interface DemoResult {
   template: { id: string; name: string };
   certificate: { id: string; uniqueCode: string; verificationUrl: string };
   curl: string[];
+  /** How to give the demo organisation its own name: the CLI command and the dashboard page. */
+  rename: { command: string; page: string };
 }
 
 // A Business account, a key, the course-completion template and (when issuing exists) a sample
@@ -55,6 +57,10 @@ export async function createDemo(deps: Deps): Promise<DemoResult> {
       verificationUrl: certificate.verificationUrl,
     },
     curl,
+    rename: {
+      command: `npx certsvc account update ${account.id} --name "Your Organisation"`,
+      page: `${base}/dashboard/settings/organisation`,
+    },
   };
 }
 
@@ -67,5 +73,9 @@ export function demoLines(demo: DemoResult): string[] {
     '',
     'Try:',
     ...demo.curl.map((c) => `  ${c}`),
+    '',
+    `"${demo.account.name}" is the issuer every certificate names. Rename the demo organisation with`,
+    `  ${demo.rename.command}`,
+    `or in the dashboard, Settings > Organisation: ${demo.rename.page}`,
   ];
 }

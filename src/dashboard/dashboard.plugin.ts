@@ -26,6 +26,7 @@ import { signInCodeRoutes } from './sign-in-code.routes.js';
 import { forgotPasswordRoutes } from './forgot-password.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { ssoRoutes } from './sso.routes.js';
+import { organisationRoutes } from './organisation.routes.js';
 import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
@@ -179,4 +180,5 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   teamRoutes(app, deps);
   linksRoutes(app, deps);
   ssoRoutes(app, deps);
+  organisationRoutes(app, deps);
 }

@@ -33,3 +33,7 @@ export const REASON_MAX_LENGTH = 500;
 
 /** What the front door's code box takes (a code, or a whole verification link). */
 export const CODE_INPUT_MAX_LENGTH = 300;
+
+/** The organisation's logo (Settings > Organisation): a PNG or JPEG of at most this many bytes. */
+export const LOGO_MAX_BYTES = 512 * 1024;
+export const LOGO_MAX_TEXT = '512 KiB';

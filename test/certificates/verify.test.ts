@@ -63,6 +63,7 @@ describe('GET /api/v1/verify/:code', () => {
       title: 'COBOL Internals',
       templateName: 'Course completion',
       issuerName: 'Verifiable Academy',
+      issuerCurrentName: 'Verifiable Academy',
       verificationUrl: `http://certs.test/verify/${c.uniqueCode}`,
       pdfSha256: rows[0]!.sha256,
       signed: true,

@@ -10,10 +10,17 @@ export interface AccountRow {
   linkedin_organization_id: string | null;
   public_download: boolean;
   suspended_at: Date | null;
+  website: string | null;
+  contact_email: string | null;
+  default_language: string | null;
+  logo_type: string | null;
+  logo_sha256: string | null;
+  logo_size: number | null;
 }
 
-const COLUMNS =
-  'id, name, plan, monthly_limit, created_at, linkedin_organization_id, public_download, suspended_at';
+// Never the logo's bytes: every dashboard request reads its account (findLogo reads them).
+const COLUMNS = `id, name, plan, monthly_limit, created_at, linkedin_organization_id, public_download,
+  website, contact_email, default_language, logo_type, logo_sha256, octet_length(logo) AS logo_size, suspended_at`;
 
 // The configured catalog is the truth: rows are upserted at start.
 export async function upsertPlans(db: Queryable, plans: PlanDefinition[]): Promise<void> {
@@ -80,6 +87,63 @@ export async function updateSettings(
       settings.linkedinOrganizationId ?? null,
       settings.publicDownload ?? null,
     ],
+  );
+  return rows[0];
+}
+
+/** The organisation's profile as changed: a field left undefined keeps its value; null clears it. */
+export interface ProfileChange {
+  name?: string;
+  website?: string | null;
+  contactEmail?: string | null;
+  defaultLanguage?: string | null;
+  logo?: { bytes: Buffer; type: string; sha256: string } | null;
+}
+
+// The account as it is, locked for the change that reads it (the audit event's "from").
+export async function lockAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1 FOR UPDATE`, [
+    id,
+  ]);
+  return rows[0];
+}
+
+export async function updateProfile(db: Queryable, id: string, change: ProfileChange): Promise<AccountRow> {
+  const set = (field: unknown) => field !== undefined;
+  const { rows } = await db.query<AccountRow>(
+    `UPDATE accounts SET name = COALESCE($2, name),
+            website = CASE WHEN $3 THEN $4 ELSE website END,
+            contact_email = CASE WHEN $5 THEN $6 ELSE contact_email END,
+            default_language = CASE WHEN $7 THEN $8 ELSE default_language END,
+            logo = CASE WHEN $9 THEN $10::bytea ELSE logo END,
+            logo_type = CASE WHEN $9 THEN $11 ELSE logo_type END,
+            logo_sha256 = CASE WHEN $9 THEN $12 ELSE logo_sha256 END
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [
+      id,
+      change.name ?? null,
+      set(change.website),
+      change.website ?? null,
+      set(change.contactEmail),
+      change.contactEmail ?? null,
+      set(change.defaultLanguage),
+      change.defaultLanguage ?? null,
+      set(change.logo),
+      change.logo?.bytes ?? null,
+      change.logo?.type ?? null,
+      change.logo?.sha256 ?? null,
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function findLogo(
+  db: Queryable,
+  id: string,
+): Promise<{ logo: Buffer; logo_type: string; logo_sha256: string } | undefined> {
+  const { rows } = await db.query<{ logo: Buffer; logo_type: string; logo_sha256: string }>(
+    'SELECT logo, logo_type, logo_sha256 FROM accounts WHERE id = $1 AND logo IS NOT NULL',
+    [id],
   );
   return rows[0];
 }
@@ -155,7 +219,8 @@ export async function accountOverview(
 ): Promise<AccountOverviewRow | undefined> {
   const { rows } = await db.query<AccountOverviewRow>(
     `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id, a.public_download,
-            a.suspended_at, p.api_access, p.email_delivery AS plan_email_delivery,
+            a.suspended_at, a.website, a.contact_email, a.default_language, a.logo_type, a.logo_sha256,
+            octet_length(a.logo) AS logo_size, p.api_access, p.email_delivery AS plan_email_delivery,
             COALESCE(a.monthly_limit, p.monthly_limit) AS effective_limit,
             c.id AS contract_id, c.starts_at AS contract_starts_at, c.ends_at AS contract_ends_at,
             c.email_delivery AS contract_email_delivery,

@@ -7,6 +7,7 @@ import { rowView } from '../../platform/row-view.js';
 import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
+import { updateProfile, type ProfileDeps, type ProfileInput } from './account-profile.js';
 import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface AccountView {
@@ -18,6 +19,13 @@ export interface AccountView {
   /** When an operator suspended the account (its keys answer 403, its users cannot sign in); null: active. */
   suspendedAt: string | null;
   settings: AccountSettings;
+  /** The organisation's profile (Settings > Organisation, `account update`). */
+  website: string | null;
+  contactEmail: string | null;
+  /** The language of the verification page when the visitor's browser asks for none we have. */
+  defaultLanguage: string;
+  /** The logo (PNG or JPEG) as stored: its type, size and hash; null: none. */
+  logo: { type: string; size: number; sha256: string } | null;
 }
 
 // What an account chooses about its certificates' public life (issue 19).
@@ -66,6 +74,10 @@ function view(row: repo.AccountRow): AccountView {
   return {
     ...rowView(row, ['id', 'name', 'plan', 'monthly_limit', 'created_at', 'suspended_at']),
     settings: { linkedinOrganizationId: row.linkedin_organization_id, publicDownload: row.public_download },
+    website: row.website,
+    contactEmail: row.contact_email,
+    defaultLanguage: row.default_language ?? 'en',
+    logo: row.logo_sha256 ? { type: row.logo_type!, size: row.logo_size!, sha256: row.logo_sha256 } : null,
   };
 }
 
@@ -86,7 +98,9 @@ export function linkedinOrganizationId(input: string | null): string | null {
   return id;
 }
 
-export function createAccountsService(deps: { db: Db; config: Config; now: () => Date }) {
+export function createAccountsService(
+  deps: { db: Db; config: Config; now: () => Date } & Pick<ProfileDeps, 'checker' | 'onRenamed'>,
+) {
   const { db } = deps;
   const planNames = deps.config.plans.map((p) => p.name);
 
@@ -177,6 +191,18 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
       });
       if (!row) throw new NotFoundError('Account');
       return view(row);
+    },
+
+    // The organisation's profile, every door's (decisions 21): checked, changed and recorded as
+    // `account.updated` in one transaction (account-profile.ts).
+    async updateProfile(id: string, input: ProfileInput, doer: Doer): Promise<AccountView> {
+      return view(await updateProfile(deps, id, input, doer));
+    },
+
+    async logo(id: string): Promise<{ bytes: Buffer; type: string; sha256: string }> {
+      const row = await repo.findLogo(db, id);
+      if (!row) throw new NotFoundError('Logo');
+      return { bytes: row.logo, type: row.logo_type, sha256: row.logo_sha256 };
     },
 
     async list(): Promise<AccountView[]> {

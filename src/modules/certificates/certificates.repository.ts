@@ -61,6 +61,8 @@ export async function insertIssued(
     /** The version of the template's design the certificates were rendered from. */
     templateVersion: number;
     issuedAt: Date;
+    /** The organisation's name they are issued under, frozen (absent: the account's name now). */
+    issuerName?: string;
     items: NewCertificate[];
     /** Queued for email in the same transaction (emailOnIssue): they start at emailCount 1. */
     emailed?: boolean;
@@ -68,9 +70,9 @@ export async function insertIssued(
 ): Promise<CertificateRow[]> {
   const { items } = input;
   const { rows } = await tx.query<CertificateRow>(
-    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count, template_version, expires_on)
+    `INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email, title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at, email_count, template_version, expires_on, issuer_name)
      SELECT u.id, $1, $2, u.code, u.name, u.folded, u.email, u.title, u.data::jsonb, 'Issued', $3, $3, u.expires,
-            u.reminders::integer[], u.next_reminder, $14, $15, u.expires_on
+            u.reminders::integer[], u.next_reminder, $14, $15, u.expires_on, $17
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
                    $12::text[], $13::timestamptz[], $16::date[])
          AS u(id, code, name, email, data, folded, title, expires, reminders, next_reminder, expires_on)
@@ -93,6 +95,7 @@ export async function insertIssued(
       input.emailed ? 1 : 0,
       input.templateVersion,
       items.map((i) => i.expiresOn ?? null),
+      input.issuerName ?? null,
     ],
   );
   const order = new Map(items.map((item, index) => [item.id, index]));

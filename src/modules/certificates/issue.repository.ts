@@ -53,6 +53,11 @@ export interface IssueTarget {
   templateId: string;
   templateVersion: number;
   issuedAt: Date;
+  /**
+   * The organisation's name the certificates are issued under (frozen: certificates.issuer_name);
+   * absent, the account's name as the insert finds it (migration 025's trigger).
+   */
+  issuerName?: string;
   /** The first day of the usage period (isoDate). */
   period: string;
   limit: number | null;
@@ -84,9 +89,9 @@ WITH quota AS (
 ), cert AS (
   INSERT INTO certificates (id, account_id, template_id, unique_code, recipient_name, search_name, recipient_email,
                             title, data, status, issued_at, created_at, expires_at, reminders, next_reminder_at,
-                            email_count, template_version, expires_on)
+                            email_count, template_version, expires_on, issuer_name)
   SELECT $7, $1, $2, $8, $9, $10, $11, $12, $13::jsonb, 'Issued', $14, $14, $15, $16::integer[], $17,
-         CASE WHEN $22::uuid IS NULL THEN 0 ELSE 1 END, $18, $25::date
+         CASE WHEN $22::uuid IS NULL THEN 0 ELSE 1 END, $18, $25::date, $26
     FROM entry
   RETURNING ${CERT_COLUMNS}
 ), credential AS (
@@ -138,6 +143,7 @@ export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<Certifica
       pdf.sha256,
       pdf.signedBy,
       item.expiresOn ?? null,
+      input.issuerName ?? null,
     ],
   });
   const { ok: _ok, notified: _notified, ...certificate } = rows[0]!;
@@ -178,6 +184,7 @@ export async function writeIssue(
           templateId: input.templateId,
           templateVersion: input.templateVersion,
           issuedAt,
+          issuerName: input.issuerName,
           items: accepted,
           emailed: input.emailed,
         })

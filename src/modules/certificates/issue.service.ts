@@ -157,7 +157,7 @@ async function commitAtOnce(
   const [proof] = await prover.prove(proofBatch(template, issuedAt, [item], [r]), [entry]);
   try {
     const row = await issueAtOnce(deps.db, {
-      ...issueTarget(principal, template, issuedAt),
+      ...issueTarget(principal, template, issuedAt, prover),
       item,
       credential: proof!.credential,
       pdf: proof!.sealedPdf,
@@ -170,12 +170,18 @@ async function commitAtOnce(
   }
 }
 
-function issueTarget(principal: Principal, template: TemplateWithDesign, issuedAt: Date): IssueTarget {
+function issueTarget(
+  principal: Principal,
+  template: TemplateWithDesign,
+  issuedAt: Date,
+  prover: Prover,
+): IssueTarget {
   return {
     accountId: principal.accountId,
     templateId: template.id,
     templateVersion: template.version,
     issuedAt,
+    issuerName: prover.issuerName,
     period: isoDate(periodStart(issuedAt)),
     limit: principal.monthlyLimit,
   };
@@ -200,7 +206,7 @@ async function commit(
   const { rows, granted, superseded } = await writeIssue(
     tx,
     {
-      ...issueTarget(principal, template, issuedAt),
+      ...issueTarget(principal, template, issuedAt, prover),
       items,
       emailed: emailedOnIssue(principal, template),
       ...(correcting

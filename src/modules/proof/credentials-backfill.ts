@@ -26,10 +26,10 @@ interface Unproven {
 
 async function lockUnproven(tx: Queryable, batch: number, accountId: string | null): Promise<Unproven[]> {
   const { rows } = await tx.query<Unproven>(
-    `SELECT c.id, c.account_id, a.name AS account_name, c.template_id, t.name AS template_name,
+    `SELECT c.id, c.account_id, c.issuer_name AS account_name, c.template_id, t.name AS template_name,
             t.description AS template_description, c.recipient_name, c.recipient_email, c.title,
             c.issued_at, c.expires_at, c.status
-       FROM certificates c JOIN accounts a ON a.id = c.account_id JOIN templates t ON t.id = c.template_id
+       FROM certificates c JOIN templates t ON t.id = c.template_id
       WHERE c.status <> 'Draft' AND NOT EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)
         AND ($2::uuid IS NULL OR c.account_id = $2)
       ORDER BY c.account_id, c.id LIMIT $1 FOR UPDATE OF c SKIP LOCKED`,
@@ -53,7 +53,8 @@ export async function backfillCredentials(
       if (rows.length === 0) return true;
       const byIssue = new Map<string, Unproven[]>();
       for (const r of rows) {
-        const k = `${r.account_id}:${r.template_id}`;
+        // The name each was issued under (frozen), not the organisation's name now.
+        const k = JSON.stringify([r.account_id, r.template_id, r.account_name]);
         byIssue.set(k, [...(byIssue.get(k) ?? []), r]);
       }
       for (const group of byIssue.values()) {

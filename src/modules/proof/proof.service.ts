@@ -57,6 +57,8 @@ export interface Proof {
 
 /** An issue's proof, prepared: what its certificates are proven with. */
 export interface Prover {
+  /** The organisation's name as the preparing read found it: the issuer the certificates name. */
+  issuerName: string;
   /**
    * A status entry the preparing read found free in a list with room (when asked for guesses): a
    * single issue may sign at it before it is written, and write all in one statement.
@@ -106,6 +108,7 @@ export function createProofService(deps: {
       const list = context.statusList;
       const index = list?.free[0];
       return {
+        issuerName: context.accountName,
         freeEntry:
           list && list.used < FILL_LIMIT && index !== undefined ? { list: list.n, index } : undefined,
         async prove(batch, entries) {

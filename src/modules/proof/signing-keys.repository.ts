@@ -165,6 +165,14 @@ export async function replaceIfCurrent(
   return true;
 }
 
+// Retires the account's current PDF signing certificate (none current: the next issue makes one).
+export async function retireCertificate(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query('UPDATE pdf_signing_certificates SET retired_at = $2 WHERE id = $1 AND retired_at IS NULL', [
+    id,
+    at,
+  ]);
+}
+
 // What signing an issue takes, in one statement: the account's name, its current credential key
 // and its current PDF signing certificate (each none until first made), and its newest status list
 // (none before its first credential). Issuing reads it for every issue, so it is one round trip.

@@ -1,12 +1,5 @@
 import type { Logger } from 'pino';
-import {
-  createHash,
-  createPrivateKey,
-  generateKeyPairSync,
-  sign,
-  X509Certificate,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
@@ -18,6 +11,9 @@ import { readPkcs12 } from '../../platform/proof/pkcs12.js';
 import { selfSignedCertificate } from '../../platform/proof/x509.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { checkVault } from './vault-check.js';
+import { pdfCertificateView, type PdfCertificateView } from './pdf-certificate-view.js';
+
+export type { PdfCertificateView } from './pdf-certificate-view.js';
 import { issuerDid, keyMethodId } from '../shared/issuer-identity.js';
 import { SigningNotConfiguredError } from './signing-errors.js';
 import * as repo from './signing-keys.repository.js';
@@ -32,21 +28,6 @@ export interface SigningKeyView {
   id: string;
   verificationMethod: string;
   publicKeyMultibase: string;
-  createdAt: string;
-  retiredAt: string | null;
-  current: boolean;
-}
-
-export interface PdfCertificateView {
-  id: string;
-  subject: string;
-  issuer: string;
-  fingerprintSha256: string;
-  keyType: string;
-  source: 'generated' | 'imported';
-  validFrom: string;
-  validTo: string;
-  chainLength: number;
   createdAt: string;
   retiredAt: string | null;
   current: boolean;
@@ -75,24 +56,6 @@ interface NewCredentialKey {
   accountId: string;
   publicKey: Buffer;
   privateKey: Buffer;
-}
-
-function pdfCertificateView(row: repo.PdfCertificateRow): PdfCertificateView {
-  const x509 = new X509Certificate(row.certificate);
-  return {
-    id: row.id,
-    subject: x509.subject.replaceAll('\n', ', '),
-    issuer: x509.issuer.replaceAll('\n', ', '),
-    fingerprintSha256: createHash('sha256').update(row.certificate).digest('hex'),
-    keyType: x509.publicKey.asymmetricKeyType === 'ec' ? 'ECDSA' : 'RSA',
-    source: row.source,
-    validFrom: new Date(x509.validFrom).toISOString(),
-    validTo: new Date(x509.validTo).toISOString(),
-    chainLength: row.chain.length,
-    createdAt: row.created_at.toISOString(),
-    retiredAt: row.retired_at?.toISOString() ?? null,
-    current: row.retired_at === null,
-  };
 }
 
 function rawPublicKey(key: KeyObject): Buffer {
@@ -286,6 +249,19 @@ function keyAdministration(deps: Deps) {
         rotated: true,
         certificate: pdfCertificateView((await repo.currentCertificate(db, accountId))!),
       };
+    },
+
+    // After a rename, in its transaction (`tx`, the account already renamed): the generated PDF
+    // signing certificate names the organisation, so one for the new name becomes current (without
+    // the key vault, the old one is retired and the next issue makes it). PDFs signed before keep
+    // their valid signatures: each carries its certificate. An imported certificate is the
+    // operator's: it stays.
+    async renewForName(tx: Queryable, accountId: string): Promise<void> {
+      const current = await repo.currentCertificate(tx, accountId);
+      if (!current || current.source === 'imported') return;
+      if (!deps.vault) return repo.retireCertificate(tx, current.id, deps.now());
+      const account = await findAccount(tx, accountId);
+      await repo.replaceCertificate(tx, generatedCertificate(deps, accountId, account!.name), deps.now());
     },
 
     // Makes the certificate and key of a PKCS#12 file the account's current PDF signing identity.

@@ -1,6 +1,7 @@
 import { NOT_A_FONT, type FileChecker } from '../../pdf/pdf-renderer.js';
 import { ValidationError } from '../../platform/errors.js';
 import { DESIGN_MAX_BYTES, MIB } from '../../platform/limits.js';
+import { imageType, sniff } from '../shared/image-type.js';
 
 // Files people upload into a design (the studio's images, backgrounds and fonts): the type is
 // read from the content, never from the name; the file is checked (by the very code that embeds
@@ -14,27 +15,6 @@ export type UploadKind = 'image' | 'font';
 
 function refuse(message: string): never {
   throw new ValidationError([{ path: ['file'], message }], message);
-}
-
-function startsWith(bytes: Buffer, signature: number[]): boolean {
-  return signature.every((b, i) => bytes[i] === b);
-}
-
-// What the bytes are, for the message: a name says nothing.
-function sniff(bytes: Buffer): string {
-  const head = bytes
-    .subarray(0, 512)
-    .toString('utf8')
-    .replace(/^\uFEFF/, '')
-    .trimStart()
-    .toLowerCase();
-  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return 'an SVG drawing';
-  if (head.startsWith('<')) return 'HTML or XML text';
-  if (startsWith(bytes, [0x47, 0x49, 0x46])) return 'a GIF image';
-  if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46])) return 'a PDF document';
-  const tag = bytes.subarray(0, 4).toString('latin1');
-  if (['\x00\x01\x00\x00', 'true', 'OTTO', 'ttcf', 'wOFF', 'wOF2'].includes(tag)) return 'a font';
-  return 'not an image this service knows';
 }
 
 // A file goes into a design as base64 (4 bytes for 3), and a design is at most 2 MiB: a file that
@@ -52,11 +32,7 @@ export function createUploadsService(deps: { checker: () => FileChecker }) {
     /** A PNG or JPEG image as a data URL, with its size in pixels. */
     async image(bytes: Buffer): Promise<{ src: string; width: number; height: number }> {
       if (bytes.length === 0) refuse('The file is empty.');
-      const type = startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-        ? 'png'
-        : startsWith(bytes, [0xff, 0xd8, 0xff])
-          ? 'jpeg'
-          : undefined;
+      const type = imageType(bytes);
       if (!type) {
         refuse(
           `The file is not a PNG or JPEG image: its content is ${sniff(bytes)}, whatever its name says. Export it as PNG or JPEG.`,

@@ -33,9 +33,18 @@ export function stateOf(view: VerifyView): PageState {
   return view.valid && view.status === 'Issued' ? 'valid' : 'unknown';
 }
 
+// Who issued it: the name it was issued under, and the organisation's name now when it was renamed
+// since ("Demo Academy, now Northwind Academy").
+export function issuerOf(view: VerifyView, lang: Language): Html {
+  const issued = html`<bdi>${view.issuerName}</bdi>`;
+  const current = view.issuerCurrentName;
+  if (current === undefined || current === view.issuerName) return issued;
+  return messagesIn(lang).html('issuer.renamed', { issuer: issued, current: html`<bdi>${current}</bdi>` });
+}
+
 export function banner(view: VerifyView, state: PageState, lang: Language): Html {
   const say = messagesIn(lang).html;
-  const issuer = html`<bdi>${view.issuerName}</bdi>`;
+  const issuer = issuerOf(view, lang);
   if (state === 'valid') {
     return html`<header class="banner valid" id="verify-state" data-state="valid">${ICON_CHECK}<div>
 <h1>${say('page.valid.heading')}</h1>

@@ -2,7 +2,7 @@ import { html, join, safe, when, type Html } from '../../platform/html.js';
 import { message, messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { certificateFileName } from '../shared/certificate-links.js';
 import { linkedInAddToProfileUrl } from '../shared/share-links.js';
-import { banner, ICON_QUESTION, stateOf, type PageState } from './verify-page.banner.js';
+import { banner, ICON_QUESTION, issuerOf, stateOf, type PageState } from './verify-page.banner.js';
 import { expiryTime, formatDate, time } from './verify-page.dates.js';
 import { cspHash, layout, VERIFY_PAGE_SCRIPT, type PageMeta } from './verify-page.layout.js';
 import { VERIFY_PAGE_STYLE } from './verify-page.style.js';
@@ -166,7 +166,7 @@ function details(view: VerifyView, lang: Language): Html {
     row(say('label.awardedTo'), view.recipientName, 'recipient-name', 'name', true),
     row(say('label.awardedFor'), view.title, 'title', '', true),
     row(say('label.certificate'), view.templateName, 'template-name', '', true),
-    row(say('label.issuedBy'), view.issuerName, 'issuer-name', '', true),
+    row(say('label.issuedBy'), issuerOf(view, lang), 'issuer-name', '', true),
     row(say('label.issuedOn'), time(view.issuedAt, lang), 'issued-at'),
     ...expiry,
     row(say('label.code'), view.uniqueCode, 'unique-code', 'code'),

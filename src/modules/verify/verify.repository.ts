@@ -12,13 +12,16 @@ export interface VerificationRow {
   revocation_reason: string | null;
   title: string;
   template_name: string;
+  /** The organisation's name at issue (frozen) and now. */
   issuer_name: string;
+  issuer_current_name: string;
   sha256: string;
   account_id: string;
   credential_sha256: string | null;
   pdf_signed: boolean;
   linkedin_organization_id: string | null;
   public_download: boolean;
+  default_language: string | null;
   superseded_by_code: string | null;
 }
 
@@ -41,8 +44,8 @@ export async function findForVerification(
       WHERE c.unique_code = $1 AND c.status <> 'Draft'
         AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
       RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.expires_at, c.expires_on::text, c.revoked_at, c.revocation_reason, c.title,
-                t.name AS template_name, a.name AS issuer_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
-                a.linkedin_organization_id, a.public_download,
+                t.name AS template_name, c.issuer_name, a.name AS issuer_current_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
+                a.linkedin_organization_id, a.public_download, a.default_language,
                 (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256,
                 (SELECT n.unique_code FROM certificates n WHERE n.id = c.superseded_by) AS superseded_by_code`,
     values: [code, count],

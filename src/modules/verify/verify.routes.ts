@@ -56,12 +56,13 @@ function fileAnswer(mediaType: string, bytes: string, description: string) {
 }
 
 // The page's language: ?lang=xx (the switcher's links), else the reader's Accept-Language, else
-// English.
-function pageLanguage(request: FastifyRequest): Language {
+// the issuer's default language (Settings > Organisation), else English.
+function pageLanguage(request: FastifyRequest, fallback: string = 'en'): Language {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   return (
     (typeof asked === 'string' ? languageOf(asked) : undefined) ??
     fromAcceptLanguage(request.headers['accept-language']) ??
+    languageOf(fallback) ??
     'en'
   );
 }
@@ -165,19 +166,15 @@ function verificationPageRoute(api: Api, verify: VerifyService) {
     }),
     async (request, reply) => {
       const { code } = request.params;
-      const lang = pageLanguage(request);
-      reply
-        .type('text/html; charset=utf-8')
-        .headers(VERIFY_PAGE_HEADERS)
-        .header('Content-Language', lang)
-        .header('Vary', 'Accept-Language');
+      reply.type('text/html; charset=utf-8').headers(VERIFY_PAGE_HEADERS).header('Vary', 'Accept-Language');
       try {
-        return reply.send(
-          renderVerifyPage(await verify.verify(code, { count: request.method === 'GET' }), lang),
-        );
+        const view = await verify.verify(code, { count: request.method === 'GET' });
+        const lang = pageLanguage(request, view.defaultLanguage);
+        return reply.header('Content-Language', lang).send(renderVerifyPage(view, lang));
       } catch (err) {
         if (err instanceof AppError && (err.code === 'not_found' || err.code === 'validation_error')) {
-          return reply.code(404).send(renderNotFoundPage(code, lang));
+          const lang = pageLanguage(request);
+          return reply.code(404).header('Content-Language', lang).send(renderNotFoundPage(code, lang));
         }
         throw err;
       }

@@ -27,7 +27,13 @@ export const Verification = Type.Object(
         'For a certificate revoked by a correction (POST /certificates/{id}/reissue): the verification URL of the certificate that replaced it',
     }),
     templateName: Type.String(),
-    issuerName: Type.String(),
+    issuerName: Type.String({
+      description: "The organisation's name the certificate was issued under (frozen at issue)",
+    }),
+    issuerCurrentName: Type.String({
+      description:
+        "The organisation's name now: equal to issuerName unless the organisation was renamed since",
+    }),
     verificationUrl: Type.String({ format: 'uri' }),
     pdfSha256: Type.String({ description: 'Hex SHA-256 of the frozen PDF: compare with a PDF in hand' }),
     signed: Type.Boolean({
@@ -51,7 +57,9 @@ export const Verification = Type.Object(
 export type Verification = Static<typeof Verification>;
 
 // What the verification page shows: the verification and the account's page extras.
-export type VerifyView = Verification & {
+// issuerCurrentName absent: the name it was issued under.
+export type VerifyView = Omit<Verification, 'issuerCurrentName'> & {
+  issuerCurrentName?: string;
   credentialSha256?: string | null;
   linkedinOrganizationId?: string | null;
   publicDownload?: boolean;
@@ -74,6 +82,7 @@ export const VERIFICATION_EXAMPLE: Verification = {
   supersededBy: null,
   templateName: 'Course completion',
   issuerName: 'Northwind Academy',
+  issuerCurrentName: 'Northwind Academy',
   verificationUrl: EXAMPLE.verificationUrl,
   pdfSha256: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
   signed: true,

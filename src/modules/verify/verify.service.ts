@@ -13,6 +13,8 @@ export interface PageExtras {
   publicDownload: boolean;
   /** The issuer's calendar day of the expiry (YYYY-MM-DD), which the page shows; null: its UTC day. */
   expiresOn: string | null;
+  /** The issuer's default language: the page's when the reader's browser asks for none we have. */
+  defaultLanguage: string;
 }
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
@@ -69,6 +71,7 @@ export function createVerifyService(deps: {
         title: row.title,
         templateName: row.template_name,
         issuerName: row.issuer_name,
+        issuerCurrentName: row.issuer_current_name,
         verificationUrl: verificationUrl(deps.publicBaseUrl, row.unique_code),
         pdfSha256: row.sha256,
         signed: signedRow,
@@ -76,6 +79,7 @@ export function createVerifyService(deps: {
         credentialSha256: row.credential_sha256,
         linkedinOrganizationId: row.linkedin_organization_id,
         publicDownload: row.public_download,
+        defaultLanguage: row.default_language ?? 'en',
         supersededBy:
           row.superseded_by_code === null
             ? null

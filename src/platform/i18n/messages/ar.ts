@@ -31,6 +31,7 @@ export const ar: Catalog = {
   'label.awardedFor': 'مُنحت عن',
   'label.certificate': 'الشهادة',
   'label.issuedBy': 'صادرة عن',
+  'issuer.renamed': '{issuer}، الآن {current}',
   'label.issuedOn': 'تاريخ الإصدار',
   'label.validUntil': 'صالحة حتى',
   'label.expiredOn': 'انتهت صلاحيتها في',

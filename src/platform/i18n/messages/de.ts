@@ -34,6 +34,7 @@ export const de: Catalog = {
   'label.awardedFor': 'Verliehen für',
   'label.certificate': 'Zertifikat',
   'label.issuedBy': 'Ausgestellt von',
+  'issuer.renamed': '{issuer}, heute {current}',
   'label.issuedOn': 'Ausgestellt am',
   'label.validUntil': 'Gültig bis',
   'label.expiredOn': 'Abgelaufen am',

@@ -31,6 +31,7 @@ export const en = {
   'label.awardedFor': 'Awarded for',
   'label.certificate': 'Certificate',
   'label.issuedBy': 'Issued by',
+  'issuer.renamed': '{issuer}, now {current}',
   'label.issuedOn': 'Issued on',
   'label.validUntil': 'Valid until',
   'label.expiredOn': 'Expired on',

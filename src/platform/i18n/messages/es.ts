@@ -32,6 +32,7 @@ export const es: Catalog = {
   'label.awardedFor': 'Logro',
   'label.certificate': 'Certificado',
   'label.issuedBy': 'Emitido por',
+  'issuer.renamed': '{issuer}, ahora {current}',
   'label.issuedOn': 'Fecha de emisión',
   'label.validUntil': 'Válido hasta',
   'label.expiredOn': 'Caducó el',

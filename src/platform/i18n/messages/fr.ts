@@ -32,6 +32,7 @@ export const fr: Catalog = {
   'label.awardedFor': 'Décerné pour',
   'label.certificate': 'Certificat',
   'label.issuedBy': 'Délivré par',
+  'issuer.renamed': '{issuer}, désormais {current}',
   'label.issuedOn': 'Délivré le',
   'label.validUntil': 'Valide jusqu’au',
   'label.expiredOn': 'Expiré le',

@@ -32,6 +32,7 @@ export const hi: Catalog = {
   'label.awardedFor': 'उपलब्धि',
   'label.certificate': 'प्रमाणपत्र',
   'label.issuedBy': 'जारीकर्ता',
+  'issuer.renamed': '{issuer}, अब {current}',
   'label.issuedOn': 'जारी करने की तारीख',
   'label.validUntil': 'मान्य तक',
   'label.expiredOn': 'समाप्ति की तारीख',

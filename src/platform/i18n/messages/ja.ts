@@ -32,6 +32,7 @@ export const ja: Catalog = {
   'label.awardedFor': '授与内容',
   'label.certificate': '証明書',
   'label.issuedBy': '発行者',
+  'issuer.renamed': '{issuer}（現在の名称: {current}）',
   'label.issuedOn': '発行日',
   'label.validUntil': '有効期限',
   'label.expiredOn': '有効期限切れ日',

@@ -33,6 +33,7 @@ export const pt: Catalog = {
   'label.awardedFor': 'Conquista',
   'label.certificate': 'Certificado',
   'label.issuedBy': 'Emitido por',
+  'issuer.renamed': '{issuer}, agora {current}',
   'label.issuedOn': 'Emitido em',
   'label.validUntil': 'Válido até',
   'label.expiredOn': 'Expirou em',

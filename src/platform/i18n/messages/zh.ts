@@ -30,6 +30,7 @@ export const zh: Catalog = {
   'label.awardedFor': '授予项目',
   'label.certificate': '证书',
   'label.issuedBy': '颁发方',
+  'issuer.renamed': '{issuer}（现名 {current}）',
   'label.issuedOn': '颁发日期',
   'label.validUntil': '有效期至',
   'label.expiredOn': '过期日期',
