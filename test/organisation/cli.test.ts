@@ -50,7 +50,7 @@ describe('certsvc account update', () => {
     assert.equal(account.contactEmail, 'office@northwind.example');
 
     const { rows } = await t.deps.db.query<{ action: string; actor_type: string; changes: object }>(
-      'SELECT action, actor_type, changes FROM audit_events WHERE account_id = $1',
+      "SELECT action, actor_type, changes FROM audit_events WHERE account_id = $1 AND action = 'account.updated'",
       [tenant.accountId],
     );
     assert.equal(rows.length, 1);
@@ -75,9 +75,10 @@ describe('certsvc account update', () => {
     const after = await t.deps.services.accounts.get(tenant.accountId);
     assert.equal(after.name, 'Northwind Academy');
     assert.equal(after.website, 'https://northwind.example/');
-    const count = await t.deps.db.query('SELECT 1 FROM audit_events WHERE account_id = $1', [
-      tenant.accountId,
-    ]);
+    const count = await t.deps.db.query(
+      "SELECT 1 FROM audit_events WHERE account_id = $1 AND action = 'account.updated'",
+      [tenant.accountId],
+    );
     assert.equal(count.rowCount, 1);
   });
 

@@ -29,7 +29,7 @@ async function auditEvents(t: TestApp, accountId: string) {
     changes: Record<string, { from: unknown; to: unknown }>;
   }>(
     `SELECT action, actor_type, actor_id, actor_label, target_id, changes FROM audit_events
-      WHERE account_id = $1 ORDER BY seq`,
+      WHERE account_id = $1 AND action = 'account.updated' ORDER BY seq`,
     [accountId],
   );
   return rows;
