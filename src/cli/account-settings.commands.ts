@@ -1,5 +1,5 @@
 import type { AccountView } from '../modules/accounts/accounts.service.js';
-import { deps, id, type Command } from './command.js';
+import { cliDoer, deps, id, type Command } from './command.js';
 import { CliError, print } from './output.js';
 
 // An account's settings about its certificates' public life (issue 19): shown, and changed by the
@@ -33,7 +33,7 @@ export const accountSettingsCommands: Command[] = [
       const accounts = deps(ctx).services.accounts;
       const account =
         typeof linkedin === 'string' || publicDownload !== undefined
-          ? await accounts.updateSettings(accountId, {
+          ? await accounts.updateSettings(cliDoer(), accountId, {
               linkedinOrganizationId: typeof linkedin === 'string' ? linkedin : undefined,
               publicDownload,
             })

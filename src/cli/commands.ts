@@ -1,4 +1,4 @@
-import { date, deps, id, required, type Command } from './command.js';
+import { cliDoer, date, deps, id, required, type Command } from './command.js';
 import { readDesignFile } from './design-file.js';
 import { CliError, print } from './output.js';
 import { accountSettingsCommands } from './account-settings.commands.js';
@@ -198,7 +198,7 @@ export const commands: Command[] = [
     async run(ctx) {
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
       const design = await readDesignFile(required(ctx, 'file'));
-      const template = await deps(ctx).services.templates.create(accountId, design);
+      const template = await deps(ctx).services.templates.create(cliDoer(), accountId, design);
       print(ctx.io, ctx.json, template, [`Created template ${template.name}: ${template.id}`]);
     },
   },
@@ -245,7 +245,7 @@ export const commands: Command[] = [
     async run(ctx) {
       const templateId = id(ctx.args[0], 'TEMPLATE_ID');
       const design = await readDesignFile(required(ctx, 'file'));
-      const template = await deps(ctx).services.templates.update(templateId, design);
+      const template = await deps(ctx).services.templates.update(cliDoer(), templateId, design);
       print(ctx.io, ctx.json, template, [
         `Updated template ${template.name}: ${template.id} (new certificates use the new design; issued ones keep their PDFs)`,
       ]);
@@ -256,7 +256,7 @@ export const commands: Command[] = [
     usage: 'template archive TEMPLATE_ID',
     positionals: ['TEMPLATE_ID'],
     async run(ctx) {
-      const template = await deps(ctx).services.templates.archive(id(ctx.args[0], 'TEMPLATE_ID'));
+      const template = await deps(ctx).services.templates.archive(cliDoer(), id(ctx.args[0], 'TEMPLATE_ID'));
       print(ctx.io, ctx.json, { ...template, status: 'archived' }, [`Archived template ${template.id}`]);
     },
   },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ValidationError } from '../platform/errors.js';
 import type { ImportView } from '../modules/imports/imports.service.js';
 import { MAX_CSV_BYTES, readRecipientsCsv, tooLarge } from '../modules/imports/recipients-csv.js';
-import { deps, id, required, type Command } from './command.js';
+import { cliDoer, deps, id, required, type Command } from './command.js';
 import { CliError, type Io } from './output.js';
 
 // certsvc import (decisions section 20): the dashboard's import job from the terminal. The file is
@@ -84,7 +84,7 @@ export const importCommand: Command = {
     } finally {
       await handle.close();
     }
-    let imp = await services.imports.create({
+    let imp = await services.imports.create(cliDoer(), {
       accountId,
       templateId,
       fileName: path.basename(file),

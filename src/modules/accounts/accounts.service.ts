@@ -7,6 +7,7 @@ import { rowView } from '../../platform/row-view.js';
 import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface AccountView {
@@ -24,6 +25,15 @@ export interface AccountSettings {
   linkedinOrganizationId: string | null;
   /** Whether the public verification page offers the PDF for download. */
   publicDownload: boolean;
+}
+
+// The settings that changed, each as { old, new } (an audit event's summary).
+function settingsChanges(before: AccountSettings, after: AccountSettings) {
+  const changes: Record<string, { old: unknown; new: unknown }> = {};
+  for (const key of Object.keys(after) as (keyof AccountSettings)[]) {
+    if (before[key] !== after[key]) changes[key] = { old: before[key], new: after[key] };
+  }
+  return changes;
 }
 
 export interface AccountOverview extends AccountView {
@@ -143,19 +153,30 @@ export function createAccountsService(deps: { db: Db; config: Config; now: () =>
       };
     },
 
+    // The sharing settings; an `account.updated` event names each field that changed, old and new.
     async updateSettings(
+      doer: Doer,
       id: string,
       input: { linkedinOrganizationId?: string | null; publicDownload?: boolean },
     ): Promise<AccountView> {
-      const row = await repo.updateSettings(db, id, {
+      const settings = {
         publicDownload: input.publicDownload,
         linkedinOrganizationId:
           input.linkedinOrganizationId === undefined
             ? undefined
             : linkedinOrganizationId(input.linkedinOrganizationId),
+      };
+      return db.transaction(async (tx) => {
+        const before = await repo.findAccount(tx, id);
+        const row = before && (await repo.updateSettings(tx, id, settings));
+        if (!before || !row) throw new NotFoundError('Account');
+        const changes = settingsChanges(view(before).settings, view(row).settings);
+        if (Object.keys(changes).length > 0) {
+          const target = { type: 'account', id };
+          await recordAudit(tx, id, doer, [{ action: 'account.updated', target, changes }], deps.now());
+        }
+        return view(row);
       });
-      if (!row) throw new NotFoundError('Account');
-      return view(row);
     },
 
     async list(): Promise<AccountView[]> {
