@@ -4,6 +4,7 @@ import { CliError, print } from './output.js';
 import { accountSettingsCommands } from './account-settings.commands.js';
 import { proofCommands } from './proof.commands.js';
 import { importCommand } from './import.command.js';
+import { auditCommands } from './audit.commands.js';
 
 // The server (Fastify, the app), the PDF preview, the demo and the migrations are imported by the
 // commands that use them only: loading them cost every other command about half a second
@@ -310,4 +311,5 @@ export const commands: Command[] = [
   importCommand,
   ...proofCommands,
   ...accountSettingsCommands,
+  ...auditCommands,
 ];

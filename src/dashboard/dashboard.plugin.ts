@@ -20,6 +20,7 @@ import { csrfToken } from './params.js';
 import { createSessionStore, sessionSecret } from './session-store.js';
 import { IDLE_MS, loadSignedIn } from './session.js';
 import { settingsRoutes } from './settings.routes.js';
+import { auditRoutes } from './audit.routes.js';
 import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
@@ -167,4 +168,5 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   issuePages(app, deps);
   importsPages(app, deps);
   settingsRoutes(app, deps);
+  auditRoutes(app, deps);
 }
