@@ -9,7 +9,6 @@ import {
   issueCertificate,
   startTestApp,
   testDatabaseUrl,
-  type Tenant,
   type TestApp,
 } from '../helpers/app.js';
 import { cliEnv, runCli } from '../cli/run-cli.js';
@@ -28,12 +27,10 @@ const BOB: Doer = { actor: { type: 'cli', id: null, label: 'bob' } };
 describe('audit trail: API, dashboard, CLI', () => {
   let t: TestApp;
   let superuser: pg.Client;
-  let tenant: Tenant;
   before(async () => {
     t = await startTestApp();
     superuser = new pg.Client({ connectionString: testDatabaseUrl() });
     await superuser.connect();
-    tenant = await createTenant(t.deps, { scopes: AUDITOR });
   });
   after(async () => {
     await superuser.end();
