@@ -174,6 +174,21 @@ const DASHBOARD_CHANGES: Record<string, Change> = {
       await formOk(ctx.owner.post(`/dashboard/imports/${id}/cancel`, {}));
     },
   },
+  'POST /dashboard/certificates/upload/results/:id/email (Email all)': {
+    actor: 'user',
+    expect: { 'certificate.sent': 2 },
+    prepare: async (ctx) => {
+      const res = await formOk(
+        ctx.owner.upload(
+          '/dashboard/certificates/upload',
+          { templateId: ctx.tenant.templateId },
+          { name: 'two.csv', content: CSV(2) },
+        ),
+      );
+      return /results\/([0-9a-f-]{36})/.exec(String((res as any).headers.location))![1]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    },
+    run: (ctx, id) => formOk(ctx.owner.post(`/dashboard/certificates/upload/results/${id}/email`, {})),
+  },
   'GET /dashboard/certificates/pdfs.zip': {
     actor: 'user',
     expect: { 'certificate.downloaded': 1 },
