@@ -217,6 +217,7 @@ async function commit(
   issuedAt: Date,
   prover: Prover,
   supersedes?: string,
+  deferred?: AuditInput[],
 ) {
   const correcting = supersedes !== undefined;
   const items = rendered.map((r) => certificateOf(template, r, issuedAt, correcting));
@@ -236,7 +237,8 @@ async function commit(
   if (!superseded) throw new ConflictError('Only an Issued certificate can be corrected and reissued');
   // One call for the whole batch (one round trip), last in the transaction (see issue.repository.ts).
   const events = issuedEvents(template, items.slice(0, granted), emailed, supersedes);
-  await recordAudit(tx, principal.accountId, principal, events, issuedAt);
+  if (deferred) deferred.push(...events);
+  else await recordAudit(tx, principal.accountId, principal, events, issuedAt);
   return {
     created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),
     rejected: rendered.slice(granted),
@@ -256,6 +258,7 @@ async function issueBatchWith(
   principal: Principal,
   templateId: string,
   inputs: unknown[],
+  deferred?: AuditInput[],
 ): Promise<BatchOutcome> {
   const template = await loadTemplate(deps, principal.accountId, templateId);
   const issuedAt = deps.now();
@@ -281,7 +284,9 @@ async function issueBatchWith(
   for (const [index, issues] of failures) results[index] = validationItem(index, issues);
   const ready = rendered.length > 0 ? await prover! : undefined;
   const { created, rejected } = ready
-    ? await write((tx) => commit(deps, tx, principal, template, rendered, issuedAt, ready))
+    ? await write((tx) =>
+        commit(deps, tx, principal, template, rendered, issuedAt, ready, undefined, deferred),
+      )
     : { created: [], rejected: [] };
   created.forEach((certificate, i) => {
     const index = rendered[i]!.index;
@@ -367,14 +372,16 @@ export function createIssueService(deps: IssueDeps) {
     },
 
     // A batch issued within the caller's transaction `tx` (an import's chunk commits its rows' results
-    // with the certificates).
+    // with the certificates). Its audit events are left in `deferred` for the caller to record, last
+    // in its transaction (the account's audit head is every transaction's last lock).
     issueBatchIn(
       tx: Queryable,
       principal: Principal,
       templateId: string,
       inputs: unknown[],
+      deferred: AuditInput[],
     ): Promise<BatchOutcome> {
-      return issueBatchWith(deps, (work) => work(tx), principal, templateId, inputs);
+      return issueBatchWith(deps, (work) => work(tx), principal, templateId, inputs, deferred);
     },
   };
 }

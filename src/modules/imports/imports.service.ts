@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Doer, Principal } from '../../platform/principal.js';
-import { recordAudit } from '../audit/audit-log.js';
+import { recordAudit, type AuditInput } from '../audit/audit-log.js';
 import { verificationUrl } from '../shared/certificate-links.js';
 import type { BatchItem, IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../certificates/certificate-emails.service.js';
@@ -160,6 +160,7 @@ async function issueClaimedChunk(
 ): Promise<boolean> {
   const rows = await repo.chunkRows(tx, chunk);
   const principal = await deps.principalOf(chunk.accountId, chunk.importId);
+  const events: AuditInput[] = [];
   let outcome;
   try {
     outcome = await deps.issue.issueBatchIn(
@@ -167,6 +168,7 @@ async function issueClaimedChunk(
       principal,
       chunk.templateId,
       rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+      events,
     );
   } catch (err) {
     if (err instanceof NotFoundError) return false;
@@ -185,6 +187,8 @@ async function issueClaimedChunk(
   const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
   // Cancelled (or failed) while this chunk was issued: none of it may stay.
   if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
+  // Last: a cancel meanwhile (which records its own event) never waits for the chunk's events.
+  await recordAudit(tx, chunk.accountId, principal, events, deps.now());
   return true;
 }
 
