@@ -1,3 +1,4 @@
+import { SYSTEM } from '../src/platform/principal.js';
 import { BENCH_SIGNING_KEYS_SECRET } from './support.js';
 // Email delivery throughput: 1,000 queued sends, each with its frozen PDF, drained by one worker
 // (the real one, as `certsvc serve` runs it) to a local SMTP server in a child process.
@@ -82,7 +83,7 @@ async function main() {
     });
     const key = await s.keys.create(account.id);
     const principal = (await s.keys.authenticate(key.key))!;
-    const template = await s.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));
+    const template = await s.templates.create(SYSTEM, account.id, await readDesignFile(DEMO_DESIGN.pathname));
 
     let start = performance.now();
     const ids: string[] = [];

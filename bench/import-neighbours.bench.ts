@@ -1,3 +1,4 @@
+import { SYSTEM } from '../src/platform/principal.js';
 import { performance } from 'node:perf_hooks';
 import { readDesignFile } from '../src/cli/design-file.js';
 import { DEMO_DESIGN } from '../src/cli/demo.js';
@@ -20,13 +21,13 @@ const db = await benchDatabase();
 const s = db.deps.services;
 const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
 const importer = await s.accounts.create({ name: 'Big MOOC', plan: 'Business', monthlyLimit: 1_000_000 });
-const importTemplate = await s.templates.create(importer.id, design);
+const importTemplate = await s.templates.create(SYSTEM, importer.id, design);
 const neighbour = await s.accounts.create({
   name: 'Small Academy',
   plan: 'Business',
   monthlyLimit: 1_000_000,
 });
-const neighbourTemplate = await s.templates.create(neighbour.id, design);
+const neighbourTemplate = await s.templates.create(SYSTEM, neighbour.id, design);
 const key = await s.keys.create(neighbour.id);
 const server = await startServer({ DATABASE_URL: db.databaseUrl, DATA_DIR: db.dataDir }, { worker: true });
 const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
@@ -72,7 +73,7 @@ try {
   const csv = Buffer.from(
     `name,email,course\n${Array.from({ length: rows }, (_, i) => `Learner ${i},l${i}@example.com,Safe Lifting`).join('\n')}\n`,
   );
-  const imp = await s.imports.create({
+  const imp = await s.imports.create(SYSTEM, {
     accountId: importer.id,
     templateId: importTemplate.id,
     fileName: 'neighbours.csv',

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../src/platform/principal.js';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { readDesignFile } from '../src/cli/design-file.js';
@@ -23,7 +24,11 @@ const account = await s.accounts.create({
   plan: 'Business',
   monthlyLimit: 10_000_000,
 });
-const template = await s.templates.create(account.id, (await readDesignFile(DEMO_DESIGN.pathname)) as Design);
+const template = await s.templates.create(
+  SYSTEM,
+  account.id,
+  (await readDesignFile(DEMO_DESIGN.pathname)) as Design,
+);
 const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
 const worker = s.startImportWorker();
 let failed = false;
@@ -32,7 +37,7 @@ try {
     const csv = Buffer.from(
       `name,email,course\n${Array.from({ length: rows }, (_, i) => `Learner ${round}-${i},l${round}-${i}@example.com,Safe Lifting`).join('\n')}\n`,
     );
-    const imp = await s.imports.create({
+    const imp = await s.imports.create(SYSTEM, {
       accountId: account.id,
       templateId: template.id,
       fileName: `round-${round}.csv`,

@@ -18,7 +18,11 @@ const rows = Number(process.argv[2] ?? MAX_IMPORT_ROWS);
 const db = await benchDatabase();
 const s = db.deps.services;
 const account = await s.accounts.create({ name: 'Bench Academy', plan: 'Business', monthlyLimit: 1_000_000 });
-const template = await s.templates.create(account.id, (await readDesignFile(DEMO_DESIGN.pathname)) as Design);
+const template = await s.templates.create(
+  SYSTEM,
+  account.id,
+  (await readDesignFile(DEMO_DESIGN.pathname)) as Design,
+);
 const names = worldNames.map((w) => w.name);
 const csv = Buffer.from(
   `name,email,course,hours\n${Array.from(
@@ -35,7 +39,7 @@ await s.issue.issueBatch(await s.accounts.actingPrincipal(account.id, 'bench', S
 const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
 const uploadStart = performance.now();
 const parsed = parseRecipientsCsv(csv, template.fields, MAX_IMPORT_ROWS);
-const imp = await s.imports.create({
+const imp = await s.imports.create(SYSTEM, {
   accountId: account.id,
   templateId: template.id,
   fileName: 'bench.csv',

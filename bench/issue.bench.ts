@@ -1,3 +1,4 @@
+import { SYSTEM } from '../src/platform/principal.js';
 import { BENCH_SIGNING_KEYS_SECRET } from './support.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,7 +57,7 @@ const account = await deps.services.accounts.create({
 });
 const key = await deps.services.keys.create(account.id);
 const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
-const template = await deps.services.templates.create(account.id, design);
+const template = await deps.services.templates.create(SYSTEM, account.id, design);
 
 const server = spawn(process.execPath, [path.join(root, 'bin/certsvc.js'), 'serve', '--no-worker'], {
   env,

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../src/platform/principal.js';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,8 +81,8 @@ async function tenant(deps: Deps, count: number): Promise<Tenant> {
   });
   const key = await s.keys.create(account.id);
   const templates = [
-    await s.templates.create(account.id, TINY_DESIGN),
-    await s.templates.create(account.id, { ...TINY_DESIGN, name: 'Bench two' }),
+    await s.templates.create(SYSTEM, account.id, TINY_DESIGN),
+    await s.templates.create(SYSTEM, account.id, { ...TINY_DESIGN, name: 'Bench two' }),
   ];
   const principal = (await s.keys.authenticate(key.key))!;
   const first = await s.issue.issueOne(principal, templates[0]!.id, {

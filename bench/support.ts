@@ -1,3 +1,4 @@
+import { SYSTEM } from '../src/platform/principal.js';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -164,6 +165,7 @@ export async function issuedAccount(deps: Deps, count: number) {
   const account = await s.accounts.create({ name: 'Bench Academy', plan: 'Business', monthlyLimit: null });
   const key = await s.keys.create(account.id);
   const template = await s.templates.create(
+    SYSTEM,
     account.id,
     (await readDesignFile(DEMO_DESIGN.pathname)) as Design,
   );

@@ -16,6 +16,8 @@ import { openapiRoutes } from './modules/openapi/openapi.routes.js';
 import { templatesRoutes } from './modules/templates/templates.routes.js';
 import { Template } from './modules/templates/templates.schemas.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { AuditEventSchema } from './modules/audit/audit.schemas.js';
 import { certificatesRoutes } from './modules/certificates/certificates.routes.js';
 import { BatchResult, Certificate } from './modules/certificates/certificates.schemas.js';
 import { verifyRoutes } from './modules/verify/verify.routes.js';
@@ -91,6 +93,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(Certificate);
   app.addSchema(BatchResult);
   app.addSchema(EmailSend);
+  app.addSchema(AuditEventSchema);
 
   installBodyParsers(app);
 
@@ -112,6 +115,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
         { name: 'Templates', description: 'Active certificate templates of the account' },
         { name: 'Certificates', description: 'Issue, read, download, email and revoke certificates' },
         { name: 'Usage', description: 'Plan and period quota' },
+        { name: 'Audit', description: "The account's audit trail (scope audit:read)" },
         { name: 'Verification', description: 'Public verification by unique code' },
         { name: 'Meta', description: 'This description' },
       ],
@@ -156,6 +160,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   usageRoutes(app, deps.services.usage);
   certificatesRoutes(app, deps.services, deps.db);
   emailsRoutes(app, deps.services.emails, deps.db);
+  auditRoutes(app, deps.services.audit);
   verifyRoutes(app, deps.services.verify);
   credentialsRoutes(app, deps.services.proof);
   openapiRoutes(app);

@@ -66,7 +66,7 @@ export const accountSettingsCommands: Command[] = [
       const accounts = deps(ctx).services.accounts;
       const account =
         typeof linkedin === 'string' || publicDownload !== undefined
-          ? await accounts.updateSettings(accountId, {
+          ? await accounts.updateSettings(cliDoer(), accountId, {
               linkedinOrganizationId: typeof linkedin === 'string' ? linkedin : undefined,
               publicDownload,
             })

@@ -6,6 +6,7 @@ import { proofCommands } from './proof.commands.js';
 import { importCommand } from './import.command.js';
 import { adminCommands } from './admin.commands.js';
 import { teamCommands } from './team.commands.js';
+import { auditCommands } from './audit.commands.js';
 
 // The server (Fastify, the app), the PDF preview, the demo and the migrations are imported by the
 // commands that use them only: loading them cost every other command about half a second
@@ -211,7 +212,7 @@ export const commands: Command[] = [
     async run(ctx) {
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
       const design = await readDesignFile(required(ctx, 'file'));
-      const template = await deps(ctx).services.templates.create(accountId, design);
+      const template = await deps(ctx).services.templates.create(cliDoer(), accountId, design);
       print(ctx.io, ctx.json, template, [`Created template ${template.name}: ${template.id}`]);
     },
   },
@@ -261,7 +262,7 @@ export const commands: Command[] = [
     async run(ctx) {
       const templateId = id(ctx.args[0], 'TEMPLATE_ID');
       const design = await readDesignFile(required(ctx, 'file'));
-      const template = await deps(ctx).services.templates.update(templateId, design);
+      const template = await deps(ctx).services.templates.update(cliDoer(), templateId, design);
       print(ctx.io, ctx.json, template, [
         `Updated template ${template.name}: ${template.id} (new certificates use the new design; issued ones keep their PDFs)`,
       ]);
@@ -273,7 +274,7 @@ export const commands: Command[] = [
     usage: 'template archive TEMPLATE_ID',
     positionals: ['TEMPLATE_ID'],
     async run(ctx) {
-      const template = await deps(ctx).services.templates.archive(id(ctx.args[0], 'TEMPLATE_ID'));
+      const template = await deps(ctx).services.templates.archive(cliDoer(), id(ctx.args[0], 'TEMPLATE_ID'));
       print(ctx.io, ctx.json, { ...template, status: 'archived' }, [`Archived template ${template.id}`]);
     },
   },
@@ -306,4 +307,5 @@ export const commands: Command[] = [
   ...accountSettingsCommands,
   ...adminCommands,
   ...teamCommands,
+  ...auditCommands,
 ];

@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { readDesignFile } from './design-file.js';
 import { CliError } from './output.js';
+import { cliDoer } from './command.js';
 
 // dist/examples/designs: `npm run build` copies the sample designs there (scripts/copy-assets.js).
 export const DEMO_DESIGN = new URL('../../examples/designs/course-completion.json', import.meta.url);
@@ -26,7 +27,11 @@ export async function createDemo(deps: Deps): Promise<DemoResult> {
   const { services, config } = deps;
   const account = await services.accounts.create({ name: 'Demo Academy', plan: 'Business' });
   const key = await services.keys.create(account.id, { name: 'demo' });
-  const template = await services.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));
+  const template = await services.templates.create(
+    cliDoer(),
+    account.id,
+    await readDesignFile(DEMO_DESIGN.pathname),
+  );
   // The sample certificate goes through the same issuing path as the API, as the new key's account.
   const principal = await services.keys.authenticate(key.key);
   const certificate = await services.issue.issueOne(principal!, template.id, {

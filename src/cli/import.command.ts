@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../platform/errors.js';
 import type { ImportView } from '../modules/imports/imports.service.js';
-import { deps, id, required, type Command } from './command.js';
+import { cliDoer, deps, id, required, type Command } from './command.js';
 import { CliError, type Io } from './output.js';
 
 // certsvc import (decisions section 20): the dashboard's import job from the terminal. The file is
@@ -86,7 +86,7 @@ export const importCommand: Command = {
     } finally {
       await handle.close();
     }
-    let imp = await services.imports.create({
+    let imp = await services.imports.create(cliDoer(), {
       accountId,
       templateId,
       fileName: path.basename(file),

@@ -47,6 +47,7 @@ on standard error; only serve and migrate make a new one there, the others need 
   signing-key rotate ACCOUNT_ID             a new current signing key; older credentials keep verifying
   signing-key import-pdf ACCOUNT_ID --p12 FILE  sign PDFs with a PKCS#12 certificate (passphrase on stdin)
   credentials backfill [--account ACCOUNT_ID]  signed credentials for certificates issued before them
+  audit verify ACCOUNT_ID                   check the account's audit trail; exit 1 naming the first broken event
 
 Configuration comes from the environment: see README.md.`;
 

@@ -1,6 +1,6 @@
 import type { PdfCertificateView, SigningKeyView } from '../modules/proof/signing-keys.service.js';
 import { readBounded } from './design-file.js';
-import { deps, id, required, type Command, type CommandContext } from './command.js';
+import { cliDoer, deps, id, required, type Command, type CommandContext } from './command.js';
 import { CliError, print } from './output.js';
 
 // Portable proof (docs/proof.md): the accounts' signing keys and PDF signing certificates (list,
@@ -61,8 +61,8 @@ export const proofCommands: Command[] = [
       needsSecret(ctx);
       const accountId = id(ctx.args[0], 'ACCOUNT_ID');
       const { signingKeys } = deps(ctx).services;
-      const key = await signingKeys.rotateCredentialKey(accountId);
-      const pdf = await signingKeys.rotatePdfCertificate(accountId);
+      const key = await signingKeys.rotateCredentialKey(cliDoer(), accountId);
+      const pdf = await signingKeys.rotatePdfCertificate(cliDoer(), accountId);
       print(ctx.io, ctx.json, { ...key, pdfCertificate: { rotated: pdf.rotated, ...pdf.certificate } }, [
         `New current signing key ${key.id} (${key.publicKeyMultibase})`,
         'Credentials issued from now on use it, on every instance; those signed before keep verifying.',
@@ -94,7 +94,7 @@ export const proofCommands: Command[] = [
       const passphrase = ctx.io.readSecret ? await ctx.io.readSecret('Passphrase of the PKCS#12 file: ') : '';
       let cert: PdfCertificateView;
       try {
-        cert = await deps(ctx).services.signingKeys.importPkcs12(accountId, bytes, passphrase);
+        cert = await deps(ctx).services.signingKeys.importPkcs12(cliDoer(), accountId, bytes, passphrase);
       } catch (err) {
         if (err instanceof Pkcs12Error) throw new CliError(`${file}: ${err.message}`, 2);
         throw err;

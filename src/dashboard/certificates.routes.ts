@@ -57,7 +57,8 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const { filter } = searchOf(request.query as Record<string, string | undefined>);
     const ids = await certificates.searchIds(accountId, filter);
     const fileName = `certificates-${deps.now().toISOString().slice(0, 10)}.zip`;
-    return sendZip(reply, fileName, certificates.pdfEntries(accountId, ids));
+    const entries = certificates.pdfEntries(signedIn(request).principal, accountId, ids, 'search');
+    return sendZip(reply, fileName, entries);
   });
 }
 
@@ -147,7 +148,7 @@ function certificateForms(app: FastifyInstance, deps: DashboardDeps) {
   });
 
   app.post('/certificates/:id/revoke', { preHandler: kit.form('issue') }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
+    const s = signedIn(request);
     const id = pathId(request);
     const fields = form(request);
     // An empty box is no reason; anything typed is held to the API's rule by the service.
@@ -159,7 +160,7 @@ function certificateForms(app: FastifyInstance, deps: DashboardDeps) {
           'Tick the box to confirm that revocation is permanent.',
         );
       }
-      await certificates.revoke(accountId, id, reason);
+      await certificates.revoke(s.principal, s.user.accountId, id, reason);
       return 'The certificate is revoked. Its verification page now says so.';
     });
     return reply.redirect(back(id), 303);

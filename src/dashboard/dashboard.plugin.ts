@@ -27,6 +27,7 @@ import { forgotPasswordRoutes } from './forgot-password.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { ssoRoutes } from './sso.routes.js';
 import { organisationRoutes } from './organisation.routes.js';
+import { auditRoutes } from './audit.routes.js';
 import { studioRoutes } from './studio.routes.js';
 import { templatesPages } from './templates.routes.js';
 
@@ -181,4 +182,5 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   linksRoutes(app, deps);
   ssoRoutes(app, deps);
   organisationRoutes(app, deps);
+  auditRoutes(app, deps);
 }

@@ -61,7 +61,8 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
   app.post('/imports/:id/cancel', { preHandler: kit.form('issue') }, async (request, reply) => {
     // The counts read after the cancel are final: a chunk being issued meanwhile either committed
     // first (and is counted) or rolls back (imports.repository.ts, finishChunk).
-    const imp = await imports.cancel(signedIn(request).user.accountId, pathId(request));
+    const s = signedIn(request);
+    const imp = await imports.cancel(s.principal, s.user.accountId, pathId(request));
     setFlash(request, {
       kind: imp.state === 'cancelled' ? 'ok' : 'warn',
       text: imp.state === 'cancelled' ? cancelledText(imp) : `The import had already ended (${imp.state}).`,
@@ -86,7 +87,9 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
 
   app.get('/imports/:id/pdfs.zip', { preHandler: kit.allow('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const ids = await imports.createdIds(accountId, pathId(request));
-    return sendZip(reply, 'import-certificates.zip', certificates.pdfEntries(accountId, ids));
+    const id = pathId(request);
+    const ids = await imports.createdIds(accountId, id);
+    const entries = certificates.pdfEntries(signedIn(request).principal, accountId, ids, `import ${id}`);
+    return sendZip(reply, 'import-certificates.zip', entries);
   });
 }

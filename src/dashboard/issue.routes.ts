@@ -133,11 +133,11 @@ function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choic
     };
     // A larger file is issued in the background, with a page of its own (decisions section 20).
     if (rows.length > AT_ONCE_ROWS) {
-      const imp = await imports.create(input);
+      const imp = await imports.create(s.principal, input);
       return reply.redirect(`/dashboard/imports/${imp.id}`, 303);
     }
     // The results stay with the import, never in the session: recipients' text is theirs.
-    const imp = await imports.issueAtOnce(input);
+    const imp = await imports.issueAtOnce(s.principal, input);
     // Post/redirect/get: reloading the results never issues the file again.
     return reply.redirect(`/dashboard/certificates/upload/results/${imp.id}`, 303);
   });
@@ -179,8 +179,15 @@ function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit
 
   app.get(`${base}/pdfs.zip`, { preHandler: kit.allow('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const ids = await imports.createdIds(accountId, (await uploadOf(request)).id);
-    return sendZip(reply, 'certificates-upload.zip', certificates.pdfEntries(accountId, ids));
+    const upload = await uploadOf(request);
+    const ids = await imports.createdIds(accountId, upload.id);
+    const entries = certificates.pdfEntries(
+      signedIn(request).principal,
+      accountId,
+      ids,
+      `upload ${upload.id}`,
+    );
+    return sendZip(reply, 'certificates-upload.zip', entries);
   });
 
   app.get(`${base}/results.csv`, { preHandler: kit.allow('issue') }, async (request, reply) => {

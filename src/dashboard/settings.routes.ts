@@ -28,7 +28,10 @@ export function settingsRoutes(app: FastifyInstance, deps: DashboardDeps) {
     // The form always carries the checkbox: absent means unchecked.
     const publicDownload = fields.publicDownload === 'on';
     try {
-      await accounts.updateSettings(accountId, { linkedinOrganizationId, publicDownload });
+      await accounts.updateSettings(signedIn(request).principal, accountId, {
+        linkedinOrganizationId,
+        publicDownload,
+      });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       const account = await accounts.get(accountId);

@@ -95,7 +95,11 @@ function galleryRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   app.post('/templates/new', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const made = await templates.createFromGallery(accountId, form(request).design ?? '');
+    const made = await templates.createFromGallery(
+      signedIn(request).principal,
+      accountId,
+      form(request).design ?? '',
+    );
     setFlash(request, {
       kind: 'ok',
       text: 'A new draft: change it, save it, and publish it when it is ready.',
@@ -157,7 +161,9 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const text = fields.design ?? '';
     const publish = fields.intent === 'publish';
     try {
-      const saved = await templates.saveVersion(accountId, id, designOf(text), { publish });
+      const saved = await templates.saveVersion(signedIn(request).principal, accountId, id, designOf(text), {
+        publish,
+      });
       setFlash(request, { kind: 'ok', text: savedText(saved, publish) });
       return reply.redirect(`/dashboard/templates/${id}/edit`, 303);
     } catch (err) {
@@ -172,7 +178,7 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   app.post('/templates/:id/publish', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const t = await templates.publish(accountId, pathId(request));
+    const t = await templates.publish(signedIn(request).principal, accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `Published version ${t.version} of ${t.name}.` });
     return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
   });
@@ -233,7 +239,7 @@ function versionRoutes(app: FastifyInstance, deps: DashboardDeps) {
     async (request, reply) => {
       const { accountId } = signedIn(request).user;
       const version = versionParam(request);
-      const t = await templates.restore(accountId, pathId(request), version);
+      const t = await templates.restore(signedIn(request).principal, accountId, pathId(request), version);
       setFlash(request, {
         kind: 'ok',
         text: `Version ${version} is restored as version ${t.latestVersion}.${t.status === 'active' ? ' Publish it to issue with it.' : ''}`,
@@ -244,7 +250,7 @@ function versionRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   app.post('/templates/:id/duplicate', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const copy = await templates.duplicate(accountId, pathId(request));
+    const copy = await templates.duplicate(signedIn(request).principal, accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `${copy.name} is a new draft.` });
     return reply.redirect(`/dashboard/templates/${copy.id}/edit`, 303);
   });
@@ -257,7 +263,7 @@ function versionRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
   app.post('/templates/:id/archive', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const t = await templates.archiveOwned(accountId, pathId(request));
+    const t = await templates.archiveOwned(signedIn(request).principal, accountId, pathId(request));
     setFlash(request, { kind: 'ok', text: `${t.name} is archived: nothing more can be issued with it.` });
     return reply.redirect('/dashboard/templates', 303);
   });

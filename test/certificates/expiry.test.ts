@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -30,7 +31,7 @@ before(async () => {
   app = await createApp(deps);
   tenant = await createTenant(deps, { name: 'Expiring Academy' });
   const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
-  const template = await deps.services.templates.create(tenant.accountId, {
+  const template = await deps.services.templates.create(SYSTEM, tenant.accountId, {
     ...design,
     name: 'Two-year course',
     validity: 'P2Y',
@@ -94,7 +95,7 @@ describe('ISO 8601 validity durations', () => {
       ['P0Y', /longer than zero/],
     ] as const) {
       await assert.rejects(
-        deps.services.templates.create(tenant.accountId, { ...design, validity }),
+        deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, validity }),
         (err: { issues?: { path: unknown[]; message: string }[] }) => {
           const issue = err.issues?.find((i) => i.path.join('.') === 'validity');
           assert.ok(issue, JSON.stringify(err.issues));

@@ -68,6 +68,7 @@ describe('a single issue in one statement', () => {
       issuedAt: now,
       period: isoDate(periodStart(now)),
       limit: 100,
+      audit: [],
       item: {
         id,
         uniqueCode: uniqueCode(),

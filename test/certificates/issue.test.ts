@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
@@ -249,8 +250,8 @@ describe('POST /certificates, whole-request 422', () => {
   it('unknown, foreign or archived template: 404', async () => {
     const tenant = await createTenant(t.deps);
     const other = await createTenant(t.deps);
-    const archived = await t.deps.services.templates.create(tenant.accountId, await loadDesign());
-    await t.deps.services.templates.archive(archived.id);
+    const archived = await t.deps.services.templates.create(SYSTEM, tenant.accountId, await loadDesign());
+    await t.deps.services.templates.archive(SYSTEM, archived.id);
     for (const [label, templateId] of [
       ['unknown', '0190a0b0-0000-7000-8000-000000000000'],
       ['foreign', other.templateId],

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
@@ -81,11 +82,12 @@ describe('list totals', () => {
   it('templates: archived ones leave the total', async () => {
     const a = await createTenant(t.deps);
     const second = await t.deps.services.templates.create(
+      SYSTEM,
       a.accountId,
       await readDesignFile(DEMO_DESIGN.pathname),
     );
     assert.equal(await totalOf(a, '/api/v1/templates'), 2);
-    await t.deps.services.templates.archive(second.id);
+    await t.deps.services.templates.archive(SYSTEM, second.id);
     assert.equal(await totalOf(a, '/api/v1/templates'), 1);
   });
 

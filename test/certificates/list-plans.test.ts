@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readDesignFile } from '../../src/cli/design-file.js';
@@ -126,6 +127,7 @@ describe('list plans and counters', () => {
   it('template totals follow issues and revocations per template, and come from the counters', async () => {
     const a = await createTenant(t.deps);
     const other = await t.deps.services.templates.create(
+      SYSTEM,
       a.accountId,
       await readDesignFile(DEMO_DESIGN.pathname),
     );

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readDesignFile } from '../../src/cli/design-file.js';
@@ -157,7 +158,7 @@ describe('POST /api/v1/certificates/:id/reissue', () => {
 
   it("keeps the old expiry and only the reminders still ahead; the recipient's expiresAt replaces both", async () => {
     const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
-    const template = await t.deps.services.templates.create(tenant.accountId, {
+    const template = await t.deps.services.templates.create(SYSTEM, tenant.accountId, {
       ...design,
       name: 'Reminded course',
       validity: 'P1Y',

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { searchFold } from '../../src/modules/certificates/search-fold.js';
@@ -16,8 +17,9 @@ before(async () => {
   owner = await createTenant(t.deps);
   other = await createTenant(t.deps);
   const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Record<string, unknown>;
-  secondTemplate = (await t.deps.services.templates.create(owner.accountId, { ...design, name: 'Second' }))
-    .id;
+  secondTemplate = (
+    await t.deps.services.templates.create(SYSTEM, owner.accountId, { ...design, name: 'Second' })
+  ).id;
   const people = [
     ['Zoë Ångström', 'Zoe@Example.com'],
     ['Zoe Angstrom', 'zoe.a@example.com'],

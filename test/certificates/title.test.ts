@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -79,7 +80,10 @@ describe('title', () => {
 
   it('a design without a title shows the template name', async () => {
     const { title: _title, ...untitled } = design;
-    const plain = await t.deps.services.templates.create(tenant.accountId, { ...untitled, name: 'Plain' });
+    const plain = await t.deps.services.templates.create(SYSTEM, tenant.accountId, {
+      ...untitled,
+      name: 'Plain',
+    });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/certificates',
@@ -91,7 +95,7 @@ describe('title', () => {
   });
 
   it('an issued certificate keeps its title when the design changes; new ones use the new title', async () => {
-    const template = await t.deps.services.templates.create(tenant.accountId, {
+    const template = await t.deps.services.templates.create(SYSTEM, tenant.accountId, {
       ...design,
       name: 'Versioned',
     });
@@ -106,7 +110,7 @@ describe('title', () => {
       return res.json().data as { id: string; uniqueCode: string; title: string };
     };
     const before = await issueFrom(4);
-    await t.deps.services.templates.update(template.id, {
+    await t.deps.services.templates.update(SYSTEM, template.id, {
       ...design,
       name: 'Versioned',
       title: 'Advanced {{data.course}}',
@@ -119,7 +123,7 @@ describe('title', () => {
   });
 
   it("a title's dates and numbers are written in the design's language, as on its PDF", async () => {
-    const template = await t.deps.services.templates.create(tenant.accountId, {
+    const template = await t.deps.services.templates.create(SYSTEM, tenant.accountId, {
       ...design,
       name: 'Formation',
       locale: 'fr',
@@ -153,7 +157,7 @@ describe('title', () => {
   it('a title with an unknown placeholder or an undeclared key is refused at ["title"]', async () => {
     for (const title of ['{{data.nope}}', '{{recipient.email}}']) {
       await assert.rejects(
-        t.deps.services.templates.create(tenant.accountId, { ...design, title }),
+        t.deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, title }),
         (err: { issues?: { path: unknown[] }[] }) => {
           assert.deepEqual(err.issues?.[0]?.path, ['title']);
           return true;

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -319,6 +320,7 @@ describe('certsvc template', () => {
   it('template archive: the template is no longer active', async () => {
     const accountId = await newAccount();
     const tpl = await deps.services.templates.create(
+      SYSTEM,
       accountId,
       JSON.parse(await readFile(DESIGN, 'utf8')) as unknown,
     );

@@ -169,8 +169,14 @@ describe('embedded PostgreSQL', { timeout: 5 * WAIT_MS }, () => {
         new RegExp(`curl -H "Authorization: Bearer ${demoKey}" http://localhost:${port}/api/v1/templates`),
       );
       // How to rename the demo organisation (issue 29): the CLI command and the dashboard page.
-      assert.match(out, /Rename the demo organisation with\n {2}npx certsvc account update [0-9a-f-]{36} --name "/);
-      assert.ok(out.includes(`Settings > Organisation: http://localhost:${port}/dashboard/settings/organisation`), out);
+      assert.match(
+        out,
+        /Rename the demo organisation with\n {2}npx certsvc account update [0-9a-f-]{36} --name "/,
+      );
+      assert.ok(
+        out.includes(`Settings > Organisation: http://localhost:${port}/dashboard/settings/organisation`),
+        out,
+      );
       assert.equal(server.baseUrl, `http://127.0.0.1:${port}`);
 
       const doc = await fetch(`${server.baseUrl}/api/v1/openapi.json`);

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { createPrivateKey } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -257,7 +258,7 @@ describe('signed credentials', () => {
         headers: owner.auth,
       })
     ).json();
-    const rotated = await t.deps.services.signingKeys.rotateCredentialKey(owner.accountId);
+    const rotated = await t.deps.services.signingKeys.rotateCredentialKey(SYSTEM, owner.accountId);
     const second = await issueCertificate(t.app, owner);
     const secondCredential = (
       await t.app.inject({

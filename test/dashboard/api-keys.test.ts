@@ -41,6 +41,7 @@ describe('dashboard: sign in and Settings > API keys (Chromium)', { skip }, () =
         ['templates:read', true],
         ['certificates:read', true],
         ['certificates:write', true],
+        ['audit:read', false],
       ],
     );
     await page.fill('input[name=name]', 'LMS production');

@@ -233,7 +233,7 @@ describe('dashboard: templates and certificates (Chromium)', { skip }, () => {
       email: 'ada@example.com',
       data: { course: 'Engines' },
     });
-    await env.t.deps.services.certificates.revoke(user.tenant.accountId, zoe.id);
+    await env.t.deps.services.certificates.revoke(SYSTEM, user.tenant.accountId, zoe.id);
     const page = await newPage(env);
     await signIn(env, page, user);
     const shown = async (query: string) => {

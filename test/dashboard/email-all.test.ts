@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -82,7 +83,7 @@ describe('dashboard: email all created (Chromium)', { skip }, () => {
   it('an upload from a template with emailOnIssue was emailed with the issue: no button', async () => {
     const user = await createUser(env);
     const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
-    const template = await env.t.deps.services.templates.create(user.tenant.accountId, {
+    const template = await env.t.deps.services.templates.create(SYSTEM, user.tenant.accountId, {
       ...design,
       name: 'Emailed on issue',
       emailOnIssue: true,

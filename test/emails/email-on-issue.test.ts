@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readDesignFile } from '../../src/cli/design-file.js';
@@ -18,7 +19,7 @@ before(async () => {
   smtp = await startSmtpServer();
   const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
   emailing = (
-    await env.t.deps.services.templates.create(env.tenant.accountId, {
+    await env.t.deps.services.templates.create(SYSTEM, env.tenant.accountId, {
       ...design,
       name: 'Emailed course',
       emailOnIssue: true,
@@ -97,7 +98,7 @@ describe('emailOnIssue', () => {
   it('a design with a non-boolean emailOnIssue is refused at ["emailOnIssue"]', async () => {
     const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
     await assert.rejects(
-      env.t.deps.services.templates.create(env.tenant.accountId, {
+      env.t.deps.services.templates.create(SYSTEM, env.tenant.accountId, {
         ...design,
         emailOnIssue: 'yes',
       } as unknown as Design),

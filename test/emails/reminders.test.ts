@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -46,7 +47,7 @@ before(async () => {
   tenant = await createTenant(deps, { name: 'Renewing Academy' });
   const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
   templateId = (
-    await deps.services.templates.create(tenant.accountId, {
+    await deps.services.templates.create(SYSTEM, tenant.accountId, {
       ...design,
       name: 'Yearly safety course',
       validity: 'P1Y',
@@ -155,7 +156,7 @@ describe('renewal reminders', () => {
       [{ renewalUrl: 'academy.example/renew' }, 'renewalUrl'],
     ] as const) {
       await assert.rejects(
-        deps.services.templates.create(tenant.accountId, { ...design, ...extra }),
+        deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, ...extra }),
         (err: { issues?: { path: unknown[] }[] }) => {
           assert.ok(
             err.issues?.some((i) => i.path.join('.') === path),

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,7 +74,7 @@ export async function createTenant(
     monthlyLimit: opts.monthlyLimit ?? null,
   });
   const key = await s.keys.create(account.id, { scopes: opts.scopes });
-  const template = await s.templates.create(account.id, await readDesignFile(DEMO_DESIGN.pathname));
+  const template = await s.templates.create(SYSTEM, account.id, await readDesignFile(DEMO_DESIGN.pathname));
   return {
     accountId: account.id,
     key: key.key,

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEMO_DESIGN } from '../../src/cli/demo.js';
@@ -112,7 +113,7 @@ describe('422 messages in plain words', () => {
     const text = design.elements.findIndex((e) => e.type === 'text');
     const elements = design.elements.map((e, i) => (i === text ? { ...e, font: 'comic' } : e));
     await assert.rejects(
-      t.deps.services.templates.create(tenant.accountId, { ...design, elements }),
+      t.deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, elements }),
       (err: { issues: Issue[] }) => {
         plain(err.issues);
         assert.ok(
@@ -124,7 +125,7 @@ describe('422 messages in plain words', () => {
     );
     const wrongType = design.elements.map((e, i) => (i === text ? { ...e, type: 'circle' } : e));
     await assert.rejects(
-      t.deps.services.templates.create(tenant.accountId, { ...design, elements: wrongType }),
+      t.deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, elements: wrongType }),
       (err: { issues: Issue[] }) => {
         plain(err.issues);
         return true;

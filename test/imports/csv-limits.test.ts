@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -133,7 +134,7 @@ describe('CSV limits: the dashboard upload', () => {
     const imp = await t.deps.services.imports.get(tenant.accountId, id);
     assert.deepEqual([imp.state, imp.rows], ['queued', 50_000]);
     // Not issued here: no worker runs in this test, and the import is cancelled before one could.
-    await t.deps.services.imports.cancel(tenant.accountId, id);
+    await t.deps.services.imports.cancel(SYSTEM, tenant.accountId, id);
   });
 });
 

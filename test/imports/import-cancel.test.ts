@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -60,7 +61,7 @@ describe('cancelling an import', () => {
     const tenant = await createTenant(t.deps);
     const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
     // Email on issue: each certificate is queued for email in its issue's transaction.
-    const template = await t.deps.services.templates.create(tenant.accountId, {
+    const template = await t.deps.services.templates.create(SYSTEM, tenant.accountId, {
       ...design,
       name: 'Emailed course',
       emailOnIssue: true,

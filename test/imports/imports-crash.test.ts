@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
@@ -36,7 +37,7 @@ describe('an import across two instances, one killed', () => {
       line: i + 2,
       recipient: { name: `Learner ${i}`, email: `l${i}@example.com`, data: { course: 'Crash course' } },
     }));
-    const imp = await deps.services.imports.create({
+    const imp = await deps.services.imports.create(SYSTEM, {
       accountId: tenant.accountId,
       templateId: tenant.templateId,
       fileName: 'crash.csv',

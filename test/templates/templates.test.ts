@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readDesignFile } from '../../src/cli/design-file.js';
@@ -49,7 +50,7 @@ describe('GET /api/v1/templates: pagination', () => {
     tenant = await createTenant(t.deps);
     created.push((await t.deps.services.templates.get(tenant.accountId, tenant.templateId)).id);
     for (let i = 1; i < 25; i++) {
-      const tpl = await t.deps.services.templates.create(tenant.accountId, design(`Template ${i}`));
+      const tpl = await t.deps.services.templates.create(SYSTEM, tenant.accountId, design(`Template ${i}`));
       created.push(tpl.id);
     }
   });
@@ -139,9 +140,9 @@ describe('template resource, archive and ownership', () => {
   });
 
   it('an archived template is absent from the list and reads 404', async () => {
-    const extra = await t.deps.services.templates.create(tenant.accountId, design('To archive'));
+    const extra = await t.deps.services.templates.create(SYSTEM, tenant.accountId, design('To archive'));
     assert.equal((await get(`/api/v1/templates/${extra.id}`, tenant)).statusCode, 200);
-    await t.deps.services.templates.archive(extra.id);
+    await t.deps.services.templates.archive(SYSTEM, extra.id);
 
     const list = (await get('/api/v1/templates', tenant)).json();
     assert.ok(!list.data.some((d: { id: string }) => d.id === extra.id));
@@ -208,7 +209,7 @@ describe('caching: ETag, Cache-Control, If-None-Match', () => {
 
   it('the list ETag changes when a template is added, and the old one no longer matches', async () => {
     const before = String((await get('/api/v1/templates', tenant)).headers.etag);
-    await t.deps.services.templates.create(tenant.accountId, design('Added later'));
+    await t.deps.services.templates.create(SYSTEM, tenant.accountId, design('Added later'));
     const after = await get('/api/v1/templates', tenant, { 'if-none-match': before });
     assert.equal(after.statusCode, 200);
     assert.notEqual(after.headers.etag, before);
@@ -236,7 +237,7 @@ describe('design validation at creation', () => {
     path: (string | number)[],
     message?: RegExp,
   ) {
-    await assert.rejects(service.create(accountId, input), (err: unknown) => {
+    await assert.rejects(service.create(SYSTEM, accountId, input), (err: unknown) => {
       assert.ok(err instanceof ValidationError, `expected a ValidationError, got ${String(err)}`);
       const issue = err.issues.find((i) => JSON.stringify(i.path) === JSON.stringify(path));
       assert.ok(issue, `no issue at ${JSON.stringify(path)}: ${JSON.stringify(err.issues)}`);
@@ -246,7 +247,11 @@ describe('design validation at creation', () => {
   }
 
   it('the sample designs are valid', async () => {
-    const tpl = await t.deps.services.templates.create(accountId, await readDesignFile(DEMO_DESIGN.pathname));
+    const tpl = await t.deps.services.templates.create(
+      SYSTEM,
+      accountId,
+      await readDesignFile(DEMO_DESIGN.pathname),
+    );
     assert.equal(tpl.name, 'Course completion');
   });
 
@@ -291,7 +296,7 @@ describe('design validation at creation', () => {
 
   it('an unknown account: not found', async () => {
     await assert.rejects(
-      t.deps.services.templates.create('01890a5d-ac96-774b-bcce-b302099a8057', design('X')),
+      t.deps.services.templates.create(SYSTEM, '01890a5d-ac96-774b-bcce-b302099a8057', design('X')),
       /Account not found/,
     );
   });

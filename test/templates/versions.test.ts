@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -48,7 +49,7 @@ describe('template versions and drafts', () => {
   const templates = () => t.deps.services.templates;
 
   it('template create (the CLI) makes a published template whose design is version 1', async () => {
-    const made = await templates().create(tenant.accountId, design('Published at once'));
+    const made = await templates().create(SYSTEM, tenant.accountId, design('Published at once'));
     const working = await templates().working(tenant.accountId, made.id);
     assert.equal(working.status, 'active');
     assert.equal(working.version, 1);
@@ -63,7 +64,7 @@ describe('template versions and drafts', () => {
 
   it('a draft is not listed, reads 404 and cannot be issued through the API until it is published', async () => {
     const before = await listedIds();
-    const draft = await templates().createDraft(tenant.accountId, design('Still a draft'));
+    const draft = await templates().createDraft(SYSTEM, tenant.accountId, design('Still a draft'));
     assert.equal(draft.status, 'draft');
     const after = await listedIds();
     assert.ok(!after.ids.includes(draft.id));
@@ -79,12 +80,17 @@ describe('template versions and drafts', () => {
     assert.equal(working.find((w) => w.id === draft.id)?.status, 'draft');
 
     // Saving a draft moves its design along; publishing makes it a template of the API.
-    const saved = await templates().saveVersion(tenant.accountId, draft.id, design('Draft, second save'));
+    const saved = await templates().saveVersion(
+      SYSTEM,
+      tenant.accountId,
+      draft.id,
+      design('Draft, second save'),
+    );
     assert.deepEqual(
       [saved.status, saved.version, saved.latestVersion, saved.name],
       ['draft', 2, 2, 'Draft, second save'],
     );
-    const published = await templates().publish(tenant.accountId, draft.id);
+    const published = await templates().publish(SYSTEM, tenant.accountId, draft.id);
     assert.deepEqual([published.status, published.version], ['active', 2]);
     const listed = await listedIds();
     assert.ok(listed.ids.includes(draft.id));
@@ -94,13 +100,14 @@ describe('template versions and drafts', () => {
   });
 
   it('saving an active template keeps issuing the published version until Publish; certificates keep their PDFs', async () => {
-    const made = await templates().create(tenant.accountId, design('Live', 'completed'));
+    const made = await templates().create(SYSTEM, tenant.accountId, design('Live', 'completed'));
     const owner = { ...tenant, templateId: made.id };
     const first = await issueCertificate(t.app, owner);
     const frozen = await pdfOf(first.id);
     assert.match(pdfText(frozen.body), /Ada Lovelace completed/);
 
     const saved = await templates().saveVersion(
+      SYSTEM,
       tenant.accountId,
       made.id,
       design('Live, edited', 'mastered'),
@@ -112,7 +119,7 @@ describe('template versions and drafts', () => {
     assert.equal((await templates().working(tenant.accountId, made.id)).design.name, 'Live, edited');
     assert.equal((await api(`/api/v1/templates/${made.id}`)).json().data.name, 'Live');
 
-    await templates().publish(tenant.accountId, made.id);
+    await templates().publish(SYSTEM, tenant.accountId, made.id);
     assert.equal((await api(`/api/v1/templates/${made.id}`)).json().data.name, 'Live, edited');
     const second = await issueCertificate(t.app, owner);
     assert.match(pdfText((await pdfOf(second.id)).body), /Ada Lovelace mastered/);
@@ -132,15 +139,17 @@ describe('template versions and drafts', () => {
   });
 
   it('saving the newest design again makes no version', async () => {
-    const made = await templates().create(tenant.accountId, design('Unchanged'));
-    const again = await templates().saveVersion(tenant.accountId, made.id, design('Unchanged'));
+    const made = await templates().create(SYSTEM, tenant.accountId, design('Unchanged'));
+    const again = await templates().saveVersion(SYSTEM, tenant.accountId, made.id, design('Unchanged'));
     assert.deepEqual([again.saved, again.latestVersion], [false, 1]);
   });
 
   it('restore copies an old version as the newest; any version can be read; history only grows', async () => {
-    const made = await templates().create(tenant.accountId, design('Version one'));
-    await templates().saveVersion(tenant.accountId, made.id, design('Version two'), { publish: true });
-    const restored = await templates().restore(tenant.accountId, made.id, 1);
+    const made = await templates().create(SYSTEM, tenant.accountId, design('Version one'));
+    await templates().saveVersion(SYSTEM, tenant.accountId, made.id, design('Version two'), {
+      publish: true,
+    });
+    const restored = await templates().restore(SYSTEM, tenant.accountId, made.id, 1);
     assert.deepEqual([restored.version, restored.latestVersion], [2, 3]);
     const history = await templates().versions(tenant.accountId, made.id);
     assert.deepEqual(
@@ -152,49 +161,52 @@ describe('template versions and drafts', () => {
       ],
     );
     assert.equal((await templates().version(tenant.accountId, made.id, 2)).design.name, 'Version two');
-    await templates().publish(tenant.accountId, made.id, 3);
+    await templates().publish(SYSTEM, tenant.accountId, made.id, 3);
     assert.equal((await api(`/api/v1/templates/${made.id}`)).json().data.name, 'Version one');
     await assert.rejects(templates().version(tenant.accountId, made.id, 9), NotFoundError);
   });
 
   it('duplicate makes a draft copy; archive hides a template from the API and stops changes', async () => {
-    const made = await templates().create(tenant.accountId, design('Original'));
-    const copy = await templates().duplicate(tenant.accountId, made.id);
+    const made = await templates().create(SYSTEM, tenant.accountId, design('Original'));
+    const copy = await templates().duplicate(SYSTEM, tenant.accountId, made.id);
     assert.deepEqual([copy.status, copy.name, copy.version], ['draft', 'Copy of Original', 1]);
     assert.notEqual(copy.id, made.id);
 
-    await templates().archiveOwned(tenant.accountId, made.id);
+    await templates().archiveOwned(SYSTEM, tenant.accountId, made.id);
     assert.equal((await api(`/api/v1/templates/${made.id}`)).statusCode, 404);
     assert.ok(!(await listedIds()).ids.includes(made.id));
     // Archived is gone for the dashboard (404); the CLI says why it refuses.
     await assert.rejects(
-      templates().saveVersion(tenant.accountId, made.id, design('Too late')),
+      templates().saveVersion(SYSTEM, tenant.accountId, made.id, design('Too late')),
       NotFoundError,
     );
-    await assert.rejects(templates().update(made.id, design('Too late')), ConflictError);
+    await assert.rejects(templates().update(SYSTEM, made.id, design('Too late')), ConflictError);
     await assert.rejects(templates().working(tenant.accountId, made.id), NotFoundError);
-    await assert.rejects(templates().archiveOwned(tenant.accountId, made.id), NotFoundError);
+    await assert.rejects(templates().archiveOwned(SYSTEM, tenant.accountId, made.id), NotFoundError);
   });
 
   it("another account's template is not found by any of them", async () => {
     const other = await createTenant(t.deps);
     const id = other.templateId;
     await assert.rejects(templates().working(tenant.accountId, id), NotFoundError);
-    await assert.rejects(templates().saveVersion(tenant.accountId, id, design('Mine now')), NotFoundError);
-    await assert.rejects(templates().publish(tenant.accountId, id), NotFoundError);
-    await assert.rejects(templates().restore(tenant.accountId, id, 1), NotFoundError);
-    await assert.rejects(templates().duplicate(tenant.accountId, id), NotFoundError);
-    await assert.rejects(templates().archiveOwned(tenant.accountId, id), NotFoundError);
+    await assert.rejects(
+      templates().saveVersion(SYSTEM, tenant.accountId, id, design('Mine now')),
+      NotFoundError,
+    );
+    await assert.rejects(templates().publish(SYSTEM, tenant.accountId, id), NotFoundError);
+    await assert.rejects(templates().restore(SYSTEM, tenant.accountId, id, 1), NotFoundError);
+    await assert.rejects(templates().duplicate(SYSTEM, tenant.accountId, id), NotFoundError);
+    await assert.rejects(templates().archiveOwned(SYSTEM, tenant.accountId, id), NotFoundError);
     await assert.rejects(templates().versions(tenant.accountId, id), NotFoundError);
   });
 
   it('certsvc template update makes a new version issued at once, and keeps a draft a draft', async () => {
-    const made = await templates().create(tenant.accountId, design('By the CLI'));
-    await templates().update(made.id, design('By the CLI, again'));
+    const made = await templates().create(SYSTEM, tenant.accountId, design('By the CLI'));
+    await templates().update(SYSTEM, made.id, design('By the CLI, again'));
     const working = await templates().working(tenant.accountId, made.id);
     assert.deepEqual([working.status, working.version, working.latestVersion], ['active', 2, 2]);
-    const draft = await templates().createDraft(tenant.accountId, design('Draft by the CLI'));
-    await templates().update(draft.id, design('Draft by the CLI, again'));
+    const draft = await templates().createDraft(SYSTEM, tenant.accountId, design('Draft by the CLI'));
+    await templates().update(SYSTEM, draft.id, design('Draft by the CLI, again'));
     const still = await templates().working(tenant.accountId, draft.id);
     assert.deepEqual([still.status, still.version, still.name], ['draft', 2, 'Draft by the CLI, again']);
   });

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -100,7 +101,7 @@ describe('languages through the app', () => {
 
   async function templateIn(locale: string): Promise<string> {
     const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Record<string, unknown>;
-    const template = await t.deps.services.templates.create(tenant.accountId, { ...design, locale });
+    const template = await t.deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, locale });
     return template.id;
   }
 
@@ -122,7 +123,7 @@ describe('languages through the app', () => {
     const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Record<string, unknown>;
     for (const locale of ['xx', 'fr_FR', 'not a tag', 'zz-ZZ']) {
       await assert.rejects(
-        t.deps.services.templates.create(tenant.accountId, { ...design, locale }),
+        t.deps.services.templates.create(SYSTEM, tenant.accountId, { ...design, locale }),
         (err: unknown) => {
           assert.ok(err instanceof ValidationError, String(err));
           assert.deepEqual(

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -157,7 +158,7 @@ describe('Download PDF from the verification page', () => {
     );
     await client.post('/dashboard/settings/sharing', { linkedinOrganizationId: '' });
     assert.equal((await t.deps.services.accounts.get(tenant.accountId)).settings.publicDownload, false);
-    await t.deps.services.accounts.updateSettings(tenant.accountId, { publicDownload: true });
+    await t.deps.services.accounts.updateSettings(SYSTEM, tenant.accountId, { publicDownload: true });
 
     const revoke = await t.app.inject({
       method: 'POST',

@@ -1,3 +1,4 @@
+import { SYSTEM } from '../../src/platform/principal.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -194,7 +195,7 @@ describe('sharing on the verification page, in the email, and the account settin
 
   it('puts the LinkedIn link in both parts of the certificate email', async () => {
     const tenant = await createTenant(t.deps, { name: 'Hopper Institute' });
-    await t.deps.services.accounts.updateSettings(tenant.accountId, { linkedinOrganizationId: '42' });
+    await t.deps.services.accounts.updateSettings(SYSTEM, tenant.accountId, { linkedinOrganizationId: '42' });
     const cert = await issueCertificate(t.app, tenant, {
       name: 'Grace Hopper',
       email: 'grace@example.com',

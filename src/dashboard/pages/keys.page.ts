@@ -1,5 +1,5 @@
 import type { ApiKeyView } from '../../modules/api-keys/api-keys.service.js';
-import { SCOPES } from '../../modules/shared/key-format.js';
+import { DEFAULT_SCOPES, SCOPES } from '../../modules/shared/key-format.js';
 import { csrfField, dateTime, page, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
@@ -9,6 +9,7 @@ const SCOPE_HELP: Record<string, string> = {
   'templates:read': 'list and read templates',
   'certificates:read': 'list, read and download certificates, send history, usage',
   'certificates:write': 'issue, send and revoke certificates',
+  'audit:read': 'read the audit log (GET /api/v1/audit-events)',
 };
 
 function newKeyBox(created: { key: string; name: string | null }) {
@@ -58,7 +59,7 @@ export function keysPage(opts: {
   const scopes = SCOPES.map(
     (s) =>
       html`<label class="check"
-        ><input type="checkbox" name="scopes" value="${s}" checked />
+        ><input type="checkbox" name="scopes" value="${s}" ${DEFAULT_SCOPES.includes(s) ? 'checked' : ''} />
         <span><code>${s}</code> <span class="hint">${SCOPE_HELP[s] ?? ''}</span></span></label
       >`,
   );

@@ -8,6 +8,7 @@ import { SCOPES } from '../shared/key-format.js';
 import { isoDate, periodEnd, periodStart } from '../usage/period.js';
 import * as repo from './accounts.repository.js';
 import { updateProfile, type ProfileDeps, type ProfileInput } from './account-profile.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface AccountView {
@@ -34,6 +35,15 @@ export interface AccountSettings {
   linkedinOrganizationId: string | null;
   /** Whether the public verification page offers the PDF for download. */
   publicDownload: boolean;
+}
+
+// The settings that changed, each as { old, new } (an audit event's summary).
+function settingsChanges(before: AccountSettings, after: AccountSettings) {
+  const changes: Record<string, { old: unknown; new: unknown }> = {};
+  for (const key of Object.keys(after) as (keyof AccountSettings)[]) {
+    if (before[key] !== after[key]) changes[key] = { old: before[key], new: after[key] };
+  }
+  return changes;
 }
 
 export interface AccountOverview extends AccountView {
@@ -178,19 +188,30 @@ export function createAccountsService(
       return view(await changeSuspension(id, null, 'The account is not suspended'));
     },
 
+    // The sharing settings; an `account.updated` event names each field that changed, old and new.
     async updateSettings(
+      doer: Doer,
       id: string,
       input: { linkedinOrganizationId?: string | null; publicDownload?: boolean },
     ): Promise<AccountView> {
-      const row = await repo.updateSettings(db, id, {
+      const settings = {
         publicDownload: input.publicDownload,
         linkedinOrganizationId:
           input.linkedinOrganizationId === undefined
             ? undefined
             : linkedinOrganizationId(input.linkedinOrganizationId),
+      };
+      return db.transaction(async (tx) => {
+        const before = await repo.findAccount(tx, id);
+        const row = before && (await repo.updateSettings(tx, id, settings));
+        if (!before || !row) throw new NotFoundError('Account');
+        const changes = settingsChanges(view(before).settings, view(row).settings);
+        if (Object.keys(changes).length > 0) {
+          const target = { type: 'account', id };
+          await recordAudit(tx, id, doer, [{ action: 'account.updated', target, changes }], deps.now());
+        }
+        return view(row);
       });
-      if (!row) throw new NotFoundError('Account');
-      return view(row);
     },
 
     // The organisation's profile, every door's (decisions 21): checked, changed and recorded as

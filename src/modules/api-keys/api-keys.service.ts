@@ -12,6 +12,7 @@ import {
   generateKey,
   hashKey,
   isWellFormedKey,
+  DEFAULT_SCOPES,
   SCOPES,
   type Scope,
 } from '../shared/key-format.js';
@@ -43,10 +44,11 @@ function view(row: repo.ApiKeyRow): ApiKeyView {
   return { ...shown, createdBy: row.created_by_label };
 }
 
-// No list at all gives every scope; a list must name at least one scope and only known ones
-// (an empty entry, as in "" or "a,,", is an unknown scope rather than a silent default).
+// No list at all gives the default scopes (every scope but `audit:read`, which is asked for by
+// name); a list must name at least one scope and only known ones (an empty entry, as in "" or
+// "a,,", is an unknown scope rather than a silent default).
 export function parseScopes(input: string[] | undefined): Scope[] {
-  if (input === undefined) return [...SCOPES];
+  if (input === undefined) return [...DEFAULT_SCOPES];
   if (input.length === 0 || input.every((s) => s === '')) {
     throw new ValidationError(
       [{ path: ['scopes'], message: `must name at least one scope: ${SCOPES.join(', ')}` }],

@@ -46,16 +46,11 @@ export interface AuditInput {
 // Writes one audit event per input, chained after the account's last one, in the transaction of
 // `db` (pass the change's own transaction, so the change and its events commit together). One
 // round trip for any number of events (the database function audit_append, migration 021).
-export async function recordAudit(
-  db: Queryable,
-  accountId: string,
-  doer: Doer,
-  inputs: AuditInput[],
-  now: Date,
-): Promise<void> {
-  if (inputs.length === 0) return;
+// The canonical JSON of each input's event (what audit_append takes): for a statement that appends
+// them itself (a single issue's, issue.repository.ts issueAtOnce).
+export function auditBodies(doer: Doer, inputs: AuditInput[], now: Date): string[] {
   const occurredAt = now.toISOString();
-  const bodies = inputs.map((input) => {
+  return inputs.map((input) => {
     const event: AuditEvent = {
       id: uuidv7(),
       occurredAt,
@@ -68,5 +63,15 @@ export async function recordAudit(
     };
     return canonicalJson(event);
   });
-  await db.query('SELECT audit_append($1::uuid, $2::text[])', [accountId, bodies]);
+}
+
+export async function recordAudit(
+  db: Queryable,
+  accountId: string,
+  doer: Doer,
+  inputs: AuditInput[],
+  now: Date,
+): Promise<void> {
+  if (inputs.length === 0) return;
+  await db.query('SELECT audit_append($1::uuid, $2::text[])', [accountId, auditBodies(doer, inputs, now)]);
 }

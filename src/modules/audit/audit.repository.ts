@@ -63,3 +63,67 @@ export async function auditHead(
   );
   return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : undefined;
 }
+
+/** Which events a list or an export shows (every field optional). */
+export interface AuditFilter {
+  action?: string;
+  /** An actor's id or label (a user's id or email, a key's id or prefix, `cli`'s user name). */
+  actor?: string;
+  /** From this instant on (inclusive). */
+  from?: Date;
+  /** Up to this instant (inclusive). */
+  to?: Date;
+}
+
+function where(accountId: string, f: AuditFilter): { sql: string; values: unknown[] } {
+  const values: unknown[] = [accountId];
+  const terms = ['account_id = $1'];
+  const add = (term: (n: string) => string, value: unknown) => {
+    values.push(value);
+    terms.push(term(`$${values.length}`));
+  };
+  if (f.action !== undefined) add((n) => `action = ${n}`, f.action);
+  if (f.actor !== undefined) add((n) => `(actor_id = ${n} OR actor_label = ${n})`, f.actor);
+  if (f.from !== undefined) add((n) => `occurred_at >= ${n}`, f.from);
+  if (f.to !== undefined) add((n) => `occurred_at <= ${n}`, f.to);
+  return { sql: terms.join(' AND '), values };
+}
+
+// A page of an account's events, newest first, and how many match.
+export async function listEvents(
+  db: Queryable,
+  accountId: string,
+  filter: AuditFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: AuditRow[]; total: number }> {
+  const w = where(accountId, filter);
+  const n = w.values.length;
+  const [list, count] = await Promise.all([
+    db.query<AuditRow>(
+      `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE ${w.sql}
+        ORDER BY occurred_at DESC, seq DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...w.values, page.limit, page.offset],
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_events WHERE ${w.sql}`, w.values),
+  ]);
+  return { rows: list.rows, total: count.rows[0]!.n };
+}
+
+// The events after `before` (newest first; none: from the newest), `limit` at a time (an export).
+export async function eventsBefore(
+  db: Queryable,
+  accountId: string,
+  filter: AuditFilter,
+  before: { occurredAt: Date; seq: string } | undefined,
+  limit: number,
+): Promise<AuditRow[]> {
+  const w = where(accountId, filter);
+  const n = w.values.length;
+  const after = before ? ` AND (occurred_at, seq) < ($${n + 2}::timestamptz, $${n + 3}::bigint)` : '';
+  const { rows } = await db.query<AuditRow>(
+    `SELECT ${AUDIT_COLUMNS} FROM audit_events WHERE ${w.sql}${after}
+      ORDER BY occurred_at DESC, seq DESC LIMIT $${n + 1}`,
+    [...w.values, limit, ...(before ? [before.occurredAt, before.seq] : [])],
+  );
+  return rows;
+}

@@ -5,6 +5,7 @@ import { paginated, toPage, type PageInput } from '../../platform/pagination.js'
 import type { Principal } from '../../platform/principal.js';
 import { findCertificate, lockCertificate } from './certificates.repository.js';
 import * as repo from '../emails/emails.repository.js';
+import { recordAudit } from '../audit/audit-log.js';
 import type { EmailSendView } from '../emails/emails.schemas.js';
 
 function view(row: repo.EmailSendRow): EmailSendView {
@@ -47,13 +48,24 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
         if (certificate.status !== 'Issued') {
           throw new ConflictError(`A ${certificate.status} certificate cannot be emailed`);
         }
+        const now = deps.now();
         const row = await repo.enqueueSend(tx, {
           id: uuidv7(),
           accountId: principal.accountId,
           certificateId,
           recipientEmail: recipientEmail ?? certificate.recipient_email,
-          now: deps.now(),
+          now,
         });
+        // Whether it went to another address than the stored one, not the address itself.
+        const changes = { code: certificate.unique_code, sendId: row.id, otherAddress: !!recipientEmail };
+        const target = { type: 'certificate', id: certificateId };
+        await recordAudit(
+          tx,
+          principal.accountId,
+          principal,
+          [{ action: 'certificate.sent', target, changes }],
+          now,
+        );
         return view(row);
       });
     },
@@ -75,12 +87,20 @@ export function createEmailsService(deps: { db: Db; now: () => Date }) {
       return db.transaction(async (tx) => {
         if (!(await claim(tx))) throw new ConflictError('These certificates were emailed already');
         const now = deps.now();
-        return repo.enqueueMany(tx, {
+        const queued = await repo.enqueueMany(tx, {
           accountId: principal.accountId,
           now,
           certificateIds,
           sendIds: certificateIds.map(() => uuidv7(now.getTime())),
         });
+        // One event per certificate queued, in one call (one round trip).
+        const events = queued.map((id) => ({
+          action: 'certificate.sent' as const,
+          target: { type: 'certificate', id },
+          changes: { emailAll: true },
+        }));
+        await recordAudit(tx, principal.accountId, principal, events, now);
+        return queued.length;
       });
     },
 

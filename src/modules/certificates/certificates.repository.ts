@@ -269,9 +269,9 @@ export async function lockCertificate(
   tx: Queryable,
   accountId: string,
   id: string,
-): Promise<Pick<CertificateRow, 'status' | 'recipient_email'> | undefined> {
-  const { rows } = await tx.query<Pick<CertificateRow, 'status' | 'recipient_email'>>(
-    'SELECT status, recipient_email FROM certificates WHERE id = $1 AND account_id = $2 FOR UPDATE',
+): Promise<Pick<CertificateRow, 'status' | 'recipient_email' | 'unique_code'> | undefined> {
+  const { rows } = await tx.query<Pick<CertificateRow, 'status' | 'recipient_email' | 'unique_code'>>(
+    'SELECT status, recipient_email, unique_code FROM certificates WHERE id = $1 AND account_id = $2 FOR UPDATE',
     [id, accountId],
   );
   return rows[0];

@@ -242,7 +242,7 @@ function lifecycleRoutes(app: FastifyInstance, { certificates, issue }: Services
     status: 200,
     answers: { ref: 'Certificate', example: REVOKED_EXAMPLE, description: 'The revoked certificate' },
     check: (principal, id) => certificates.get(principal.accountId, id),
-    run: (principal, id, body) => certificates.revoke(principal.accountId, id, body.reason),
+    run: (principal, id, body) => certificates.revoke(principal, principal.accountId, id, body.reason),
   });
 
   certificateAction(app, db, {

@@ -3,6 +3,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/er
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { assertStorable } from '../../platform/validation.js';
+import type { Doer } from '../../platform/principal.js';
+import { recordAudit } from '../audit/audit-log.js';
 import type { ProofService } from '../proof/proof.service.js';
 import { certificateView, type CertificateView } from './certificate.view.js';
 import * as repo from './certificates.repository.js';
@@ -62,10 +64,29 @@ export function createCertificatesService(deps: {
     },
 
     // The frozen PDFs of certificates as ZIP entries named `<recipient name>-<code>.pdf`, read
-    // ZIP_CHUNK at a time (memory flat whatever the count), each counted as a download.
-    async *pdfEntries(accountId: string, ids: string[]): AsyncGenerator<ZipEntry> {
-      for (let at = 0; at < ids.length; at += ZIP_CHUNK) {
-        const rows = await repo.readPdfsCounted(db, accountId, ids.slice(at, at + ZIP_CHUNK));
+    // ZIP_CHUNK at a time (memory flat whatever the count), each counted as a download. The ZIP is
+    // one audit event (`certificate.downloaded`, its count and `source`), written with the first
+    // chunk's counts.
+    async *pdfEntries(
+      doer: Doer,
+      accountId: string,
+      ids: string[],
+      source: string,
+    ): AsyncGenerator<ZipEntry> {
+      const event = {
+        action: 'certificate.downloaded' as const,
+        changes: { count: ids.length, source },
+      };
+      for (let at = 0; at < Math.max(ids.length, 1); at += ZIP_CHUNK) {
+        const chunk = ids.slice(at, at + ZIP_CHUNK);
+        const rows =
+          at > 0
+            ? await repo.readPdfsCounted(db, accountId, chunk)
+            : await db.transaction(async (tx) => {
+                const first = chunk.length > 0 ? await repo.readPdfsCounted(tx, accountId, chunk) : [];
+                await recordAudit(tx, accountId, doer, [event], deps.now());
+                return first;
+              });
         for (const row of rows) {
           yield {
             name: `${safeFileName(row.recipient_name, 'certificate')}-${row.unique_code}.pdf`,
@@ -110,13 +131,22 @@ export function createCertificatesService(deps: {
     },
 
     // A transaction, so that under Idempotency-Key the revocation commits with the stored answer.
-    async revoke(accountId: string, id: string, reasonInput?: string): Promise<CertificateView> {
+    async revoke(doer: Doer, accountId: string, id: string, reasonInput?: string): Promise<CertificateView> {
       const reason = revocationReason(reasonInput);
       return db.transaction(async (tx) => {
-        const row = await repo.revokeCertificate(tx, { accountId, id, at: deps.now(), reason });
+        const at = deps.now();
+        const row = await repo.revokeCertificate(tx, { accountId, id, at, reason });
         if (row) {
           // The credential's status bit turns with the revocation, in the same transaction.
           await deps.proof.revoke(tx, accountId, id);
+          const changes = { code: row.unique_code, status: { old: 'Issued', new: 'Revoked' }, reason };
+          await recordAudit(
+            tx,
+            accountId,
+            doer,
+            [{ action: 'certificate.revoked', target: { type: 'certificate', id }, changes }],
+            at,
+          );
           return view(row);
         }
         const existing = await repo.findCertificate(tx, accountId, id);

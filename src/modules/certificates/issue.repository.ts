@@ -21,7 +21,8 @@ import {
 //
 // 1. issueAtOnce, a single issue with one statement, outside any transaction: its quota, its status
 // entry, the certificate, its signed credential and its sealed PDF (and its email when emailed on
-// issue), all or nothing. The credential and the PDF were signed before, at a status entry read as free.
+// issue) and its audit event (audit_append, last: the account's audit head is every writer's last
+// lock), all or nothing. The credential and the PDF were signed before, at a status entry read as free.
 // The statement writes nothing (no certificate in its answer) when the quota has no room for it or
 // the period has no usage row yet; it fails, undone, with NO_ROOM when it took the quota but the
 // status list was full (migration 018), and with a unique violation on CREDENTIAL_ENTRY_KEY when
@@ -69,6 +70,8 @@ export interface IssueAtOnce extends IssueTarget {
   pdf: { pdf: Buffer; sha256: string; signedBy: string };
   /** The id of the queued certificate email, when emailed on issue. */
   emailId?: string;
+  /** Its audit events' canonical JSON (audit-log.ts auditBodies), appended with it. */
+  audit: string[];
 }
 
 const STATEMENT = `
@@ -104,8 +107,11 @@ WITH quota AS (
   INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
   SELECT $22, $1, id, recipient_email, 'queued', $14, $14 FROM cert WHERE $22::uuid IS NOT NULL
   RETURNING 1
+), audit AS MATERIALIZED (
+  SELECT audit_append($1, $27::text[]) FROM cert
 )
-SELECT guard.ok, cert.*, (SELECT count(*) FROM (SELECT pg_notify('${NOTIFY_CHANNEL}', '') FROM mail) AS n)::int AS notified
+SELECT guard.ok, cert.*, (SELECT count(*) FROM (SELECT pg_notify('${NOTIFY_CHANNEL}', '') FROM mail) AS n)::int AS notified,
+       (SELECT count(*) FROM audit)::int AS audited
   FROM (SELECT CASE WHEN (SELECT count(*) FROM quota) = (SELECT count(*) FROM entry) THEN true
                     ELSE certsvc_issue_at_once_no_room() END AS ok) AS guard
   LEFT JOIN cert ON true`;
@@ -113,7 +119,7 @@ SELECT guard.ok, cert.*, (SELECT count(*) FROM (SELECT pg_notify('${NOTIFY_CHANN
 // The certificate's row when written; undefined when the statement found no room (see above).
 export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<CertificateRow | undefined> {
   const { item, credential, pdf } = input;
-  const { rows } = await db.statement<CertificateRow & { notified: number; ok: boolean }>({
+  const { rows } = await db.statement<CertificateRow & { notified: number; ok: boolean; audited: number }>({
     // Prepared once per connection: it is the statement of nearly every single issue.
     name: 'issue-at-once',
     text: STATEMENT,
@@ -144,9 +150,10 @@ export async function issueAtOnce(db: Db, input: IssueAtOnce): Promise<Certifica
       pdf.signedBy,
       item.expiresOn ?? null,
       input.issuerName ?? null,
+      input.audit,
     ],
   });
-  const { ok: _ok, notified: _notified, ...certificate } = rows[0]!;
+  const { ok: _ok, notified: _notified, audited: _audited, ...certificate } = rows[0]!;
   return certificate.id === null ? undefined : certificate;
 }
 

@@ -34,6 +34,7 @@ import {
   type IssueTarget,
 } from './issue.repository.js';
 import { checkRecipient, type ValidRecipient } from './recipient.js';
+import { auditBodies, recordAudit, type AuditInput } from '../audit/audit-log.js';
 
 // Issuing: a single certificate, a batch (the API's, or an import's chunk in its transaction) and a
 // correction. Each goes the same way: the plan (issue-plan.ts), the rendering (issue-render.ts) beside
@@ -67,6 +68,26 @@ function validationItem(index: number, issues: Issue[]): BatchItem {
     status: 'failed',
     error: { code: 'validation_error', message: 'The recipient is not valid', details: { issues } },
   };
+}
+
+// The audit trail's event of each certificate written (one per certificate, decisions 21): a
+// summary, never the recipient's data or the PDF. A correction names the certificate it replaces.
+function issuedEvents(
+  template: TemplateWithDesign,
+  items: { id: string; uniqueCode: string }[],
+  emailed: boolean,
+  supersedes?: string,
+): AuditInput[] {
+  return items.map((item) => ({
+    action: supersedes === undefined ? 'certificate.issued' : 'certificate.reissued',
+    target: { type: 'certificate', id: item.id },
+    changes: {
+      code: item.uniqueCode,
+      templateId: template.id,
+      ...(emailed ? { emailed: true } : {}),
+      ...(supersedes === undefined ? {} : { supersedes }),
+    },
+  }));
 }
 
 function proofBatch(
@@ -155,13 +176,15 @@ async function commitAtOnce(
   if (!entry) return undefined;
   const item = certificateOf(template, r, issuedAt);
   const [proof] = await prover.prove(proofBatch(template, issuedAt, [item], [r]), [entry]);
+  const emailed = emailedOnIssue(principal, template);
   try {
     const row = await issueAtOnce(deps.db, {
       ...issueTarget(principal, template, issuedAt, prover),
       item,
       credential: proof!.credential,
       pdf: proof!.sealedPdf,
-      ...(emailedOnIssue(principal, template) ? { emailId: uuidv7(issuedAt.getTime()) } : {}),
+      ...(emailed ? { emailId: uuidv7(issuedAt.getTime()) } : {}),
+      audit: auditBodies(principal, issuedEvents(template, [item], emailed), issuedAt),
     });
     return row && certificateView(row, deps.publicBaseUrl);
   } catch (err) {
@@ -200,15 +223,17 @@ async function commit(
   issuedAt: Date,
   prover: Prover,
   supersedes?: string,
+  deferred?: AuditInput[],
 ) {
   const correcting = supersedes !== undefined;
   const items = rendered.map((r) => certificateOf(template, r, issuedAt, correcting));
+  const emailed = emailedOnIssue(principal, template);
   const { rows, granted, superseded } = await writeIssue(
     tx,
     {
       ...issueTarget(principal, template, issuedAt, prover),
       items,
-      emailed: emailedOnIssue(principal, template),
+      emailed,
       ...(correcting
         ? { supersedes: { id: supersedes, reason: `Superseded by ${items[0]!.uniqueCode}` } }
         : {}),
@@ -216,6 +241,10 @@ async function commit(
     (accepted, entries) => prover.prove(proofBatch(template, issuedAt, accepted, rendered), entries),
   );
   if (!superseded) throw new ConflictError('Only an Issued certificate can be corrected and reissued');
+  // One call for the whole batch (one round trip), last in the transaction (see issue.repository.ts).
+  const events = issuedEvents(template, items.slice(0, granted), emailed, supersedes);
+  if (deferred) deferred.push(...events);
+  else await recordAudit(tx, principal.accountId, principal, events, issuedAt);
   return {
     created: rows.map((row) => certificateView(row, deps.publicBaseUrl)),
     rejected: rendered.slice(granted),
@@ -235,6 +264,7 @@ async function issueBatchWith(
   principal: Principal,
   templateId: string,
   inputs: unknown[],
+  deferred?: AuditInput[],
 ): Promise<BatchOutcome> {
   const template = await loadTemplate(deps, principal.accountId, templateId);
   const issuedAt = deps.now();
@@ -260,7 +290,9 @@ async function issueBatchWith(
   for (const [index, issues] of failures) results[index] = validationItem(index, issues);
   const ready = rendered.length > 0 ? await prover! : undefined;
   const { created, rejected } = ready
-    ? await write((tx) => commit(deps, tx, principal, template, rendered, issuedAt, ready))
+    ? await write((tx) =>
+        commit(deps, tx, principal, template, rendered, issuedAt, ready, undefined, deferred),
+      )
     : { created: [], rejected: [] };
   created.forEach((certificate, i) => {
     const index = rendered[i]!.index;
@@ -346,14 +378,16 @@ export function createIssueService(deps: IssueDeps) {
     },
 
     // A batch issued within the caller's transaction `tx` (an import's chunk commits its rows' results
-    // with the certificates).
+    // with the certificates). Its audit events are left in `deferred` for the caller to record, last
+    // in its transaction (the account's audit head is every transaction's last lock).
     issueBatchIn(
       tx: Queryable,
       principal: Principal,
       templateId: string,
       inputs: unknown[],
+      deferred: AuditInput[],
     ): Promise<BatchOutcome> {
-      return issueBatchWith(deps, (work) => work(tx), principal, templateId, inputs);
+      return issueBatchWith(deps, (work) => work(tx), principal, templateId, inputs, deferred);
     },
   };
 }

@@ -72,9 +72,9 @@ export async function enqueueIssued(
 export async function enqueueMany(
   tx: Queryable,
   input: { accountId: string; now: Date; certificateIds: string[]; sendIds: string[] },
-): Promise<number> {
-  if (input.certificateIds.length === 0) return 0;
-  const { rows } = await tx.query<{ n: number }>(
+): Promise<string[]> {
+  if (input.certificateIds.length === 0) return [];
+  const { rows } = await tx.query<{ ids: string[] }>(
     `WITH c AS (
        UPDATE certificates SET email_count = email_count + 1
         WHERE account_id = $1 AND id = ANY($3::uuid[]) AND status = 'Issued'
@@ -83,12 +83,12 @@ export async function enqueueMany(
        INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
        SELECT u.send_id, $1, c.id, c.recipient_email, 'queued', $2, $2
          FROM c JOIN unnest($3::uuid[], $4::uuid[]) AS u(certificate_id, send_id) ON u.certificate_id = c.id
-       RETURNING 1
+       RETURNING certificate_id
      )
-     SELECT (SELECT count(*) FROM s)::int AS n, pg_notify('${NOTIFY_CHANNEL}', '')`,
+     SELECT COALESCE((SELECT array_agg(certificate_id::text) FROM s), '{}') AS ids, pg_notify('${NOTIFY_CHANNEL}', '')`,
     [input.accountId, input.now, input.certificateIds, input.sendIds],
   );
-  return rows[0]!.n;
+  return rows[0]!.ids;
 }
 
 export async function listSends(

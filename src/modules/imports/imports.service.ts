@@ -2,7 +2,8 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, ValidationError, type Issue } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
-import type { Principal } from '../../platform/principal.js';
+import type { Doer, Principal } from '../../platform/principal.js';
+import { recordAudit, type AuditInput } from '../audit/audit-log.js';
 import { verificationUrl } from '../shared/certificate-links.js';
 import type { BatchItem, IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../certificates/certificate-emails.service.js';
@@ -38,6 +39,18 @@ function stored(id: string, input: NewImport) {
   const { accountId, templateId, fileName, createdBy } = input;
   const rows = input.rows.map((r) => ({ line: r.line, ...r.recipient }));
   return { id, accountId, templateId, fileName, createdBy, rows, chunkSize: CHUNK_ROWS };
+}
+
+// The audit event of an import's start: its file's name and row count, not its rows.
+async function recordStarted(tx: Queryable, doer: Doer, id: string, input: NewImport, now: Date) {
+  const changes = { templateId: input.templateId, fileName: input.fileName, rows: input.rows.length };
+  await recordAudit(
+    tx,
+    input.accountId,
+    doer,
+    [{ action: 'import.started', target: { type: 'import', id }, changes }],
+    now,
+  );
 }
 
 /** One row of an import and its result (null while not issued). */
@@ -147,6 +160,7 @@ async function issueClaimedChunk(
 ): Promise<boolean> {
   const rows = await repo.chunkRows(tx, chunk);
   const principal = await deps.principalOf(chunk.accountId, chunk.importId);
+  const events: AuditInput[] = [];
   let outcome;
   try {
     outcome = await deps.issue.issueBatchIn(
@@ -154,6 +168,7 @@ async function issueClaimedChunk(
       principal,
       chunk.templateId,
       rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+      events,
     );
   } catch (err) {
     if (err instanceof NotFoundError) return false;
@@ -172,6 +187,8 @@ async function issueClaimedChunk(
   const emailed = outcome.results.some((r) => r.status === 'created' && r.certificate.emailCount > 0);
   // Cancelled (or failed) while this chunk was issued: none of it may stay.
   if (!(await repo.finishChunk(tx, chunk, results, emailed))) throw new ImportStopped();
+  // Last: a cancel meanwhile (which records its own event) never waits for the chunk's events.
+  await recordAudit(tx, chunk.accountId, principal, events, deps.now());
   return true;
 }
 
@@ -180,14 +197,17 @@ export function createImportsService(deps: ImportsDeps) {
   const { db } = deps;
 
   return {
-    async create(input: NewImport): Promise<ImportView> {
+    async create(doer: Doer, input: NewImport): Promise<ImportView> {
       // The readers of the file refuse more already (recipients-csv.ts); a rule lives here too.
       if (input.rows.length > MAX_IMPORT_ROWS) {
         const message = `An import has at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`;
         throw new ValidationError([{ path: ['file'], message }], message);
       }
       const id = uuidv7();
-      await db.transaction((tx) => repo.insertImport(tx, stored(id, input)));
+      await db.transaction(async (tx) => {
+        await repo.insertImport(tx, stored(id, input));
+        await recordStarted(tx, doer, id, input, deps.now());
+      });
       deps.onCreated?.();
       return view((await repo.findImport(db, input.accountId, id))!, deps.now());
     },
@@ -203,10 +223,26 @@ export function createImportsService(deps: ImportsDeps) {
       return (await repo.listImports(db, accountId, 100)).map((r) => view(r, now));
     },
 
-    async cancel(accountId: string, id: string): Promise<ImportView> {
+    async cancel(doer: Doer, accountId: string, id: string): Promise<ImportView> {
       const row = await repo.findImport(db, accountId, id);
       if (!row) throw new NotFoundError('Import');
-      await repo.cancelImport(db, accountId, id);
+      await db.transaction(async (tx) => {
+        // An event only when it was still queued or running (nothing else changes).
+        if (!(await repo.cancelImport(tx, accountId, id))) return;
+        await recordAudit(
+          tx,
+          accountId,
+          doer,
+          [
+            {
+              action: 'import.cancelled',
+              target: { type: 'import', id },
+              changes: { state: { old: row.state, new: 'cancelled' } },
+            },
+          ],
+          deps.now(),
+        );
+      });
       return view((await repo.findImport(db, accountId, id))!, deps.now());
     },
 
@@ -230,7 +266,7 @@ export function createImportsService(deps: ImportsDeps) {
     // A dashboard upload of at most AT_ONCE_ROWS rows: the import and the issue of its rows in one
     // transaction, answered when they are issued (no worker sees the import before it is done). A
     // template archived meanwhile is not found, and nothing of the upload stays.
-    async issueAtOnce(input: NewImport): Promise<ImportView> {
+    async issueAtOnce(doer: Doer, input: NewImport): Promise<ImportView> {
       if (input.rows.length > AT_ONCE_ROWS)
         throw new Error(`at most ${AT_ONCE_ROWS} rows are issued at once`);
       const id = uuidv7();
@@ -239,6 +275,8 @@ export function createImportsService(deps: ImportsDeps) {
         for (let chunk; (chunk = await repo.claimChunk(tx, id));) {
           if (!(await issueChunk(tx, chunk))) throw new NotFoundError('Template');
         }
+        // After its certificates' events: the account's audit head is every transaction's last lock.
+        await recordStarted(tx, doer, id, input, deps.now());
       });
       return view((await repo.findImport(db, input.accountId, id))!, deps.now());
     },

@@ -14,6 +14,7 @@ import { checkVault } from './vault-check.js';
 import { pdfCertificateView, type PdfCertificateView } from './pdf-certificate-view.js';
 
 export type { PdfCertificateView } from './pdf-certificate-view.js';
+import { existingAccount, rotatedEvent, type Doer } from './signing-key-changes.js';
 import { issuerDid, keyMethodId } from '../shared/issuer-identity.js';
 import { SigningNotConfiguredError } from './signing-errors.js';
 import * as repo from './signing-keys.repository.js';
@@ -199,12 +200,6 @@ function keyView(deps: Deps, row: repo.SigningKeyRow): SigningKeyView {
   };
 }
 
-async function existingAccount(db: Db, accountId: string) {
-  const account = await findAccount(db, accountId);
-  if (!account) throw new NotFoundError('Account');
-  return account;
-}
-
 // The keys as people see and change them (the CLI, the dashboard): public parts only.
 function keyAdministration(deps: Deps) {
   const { db } = deps;
@@ -227,16 +222,18 @@ function keyAdministration(deps: Deps) {
 
     // A new current credential key: credentials issued from now on, on every instance, are signed with
     // it; the retired one stays in the DID document, so what it signed keeps verifying.
-    async rotateCredentialKey(accountId: string): Promise<SigningKeyView> {
+    async rotateCredentialKey(doer: Doer, accountId: string): Promise<SigningKeyView> {
       await existingAccount(db, accountId);
       const key = newCredentialKey(deps, accountId);
-      await db.transaction((tx) => repo.rotateKey(tx, key, deps.now()));
+      const what = { kind: 'credential_key', id: key.id };
+      await rotatedEvent(deps, doer, accountId, what, (tx, at) => repo.rotateKey(tx, key, at));
       return keyView(deps, (await repo.currentKey(db, accountId))!);
     },
 
     // A new self-signed PDF certificate (subject: the account's name now) when the current one was
     // generated; an imported certificate is kept (the operator replaces it with another import).
     async rotatePdfCertificate(
+      doer: Doer,
       accountId: string,
     ): Promise<{ rotated: boolean; certificate: PdfCertificateView }> {
       const account = await existingAccount(db, accountId);
@@ -244,7 +241,8 @@ function keyAdministration(deps: Deps) {
       if (existing?.source === 'imported')
         return { rotated: false, certificate: pdfCertificateView(existing) };
       const cert = generatedCertificate(deps, accountId, account.name);
-      await db.transaction((tx) => repo.replaceCertificate(tx, cert, deps.now()));
+      const what = { kind: 'pdf_certificate', id: cert.id, source: 'generated' };
+      await rotatedEvent(deps, doer, accountId, what, (tx, at) => repo.replaceCertificate(tx, cert, at));
       return {
         rotated: true,
         certificate: pdfCertificateView((await repo.currentCertificate(db, accountId))!),
@@ -265,10 +263,15 @@ function keyAdministration(deps: Deps) {
     },
 
     // Makes the certificate and key of a PKCS#12 file the account's current PDF signing identity.
-    async importPkcs12(accountId: string, file: Buffer, passphrase: string): Promise<PdfCertificateView> {
+    async importPkcs12(
+      doer: Doer,
+      accountId: string,
+      p12: Buffer,
+      pass: string,
+    ): Promise<PdfCertificateView> {
       await existingAccount(db, accountId);
       vaultOf(deps);
-      const identity = await readPkcs12(file, passphrase);
+      const identity = await readPkcs12(p12, pass);
       const id = uuidv7();
       const cert: repo.NewPdfCertificate = {
         id,
@@ -278,7 +281,8 @@ function keyAdministration(deps: Deps) {
         privateKey: sealedKey(deps, id, identity.privateKey),
         source: 'imported',
       };
-      await db.transaction((tx) => repo.replaceCertificate(tx, cert, deps.now()));
+      const what = { kind: 'pdf_certificate', id, source: 'imported' };
+      await rotatedEvent(deps, doer, accountId, what, (tx, at) => repo.replaceCertificate(tx, cert, at));
       return pdfCertificateView((await repo.currentCertificate(db, accountId))!);
     },
   };

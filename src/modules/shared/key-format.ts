@@ -6,8 +6,10 @@ export const KEY_PREFIX = 'svc_live_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = /^svc_live_[A-Za-z0-9]{32}$/;
 
-export const SCOPES = ['templates:read', 'certificates:read', 'certificates:write'] as const;
+export const SCOPES = ['templates:read', 'certificates:read', 'certificates:write', 'audit:read'] as const;
 export type Scope = (typeof SCOPES)[number];
+/** What a key made without a list of scopes gets: every scope but `audit:read` (decisions 21). */
+export const DEFAULT_SCOPES: readonly Scope[] = ['templates:read', 'certificates:read', 'certificates:write'];
 
 function checksum(body: string): string {
   let n = crc32(body);

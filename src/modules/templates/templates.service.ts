@@ -2,9 +2,10 @@ import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { paginated, toPage, type PageInput } from '../../platform/pagination.js';
 import type { Design } from '../../pdf/design.schema.js';
+import type { Doer } from '../../platform/principal.js';
 import { findAccount } from '../accounts/accounts.repository.js';
 import { parseDesign, type DesignChecker } from './template-design.js';
-import { templateStore, type TemplateStore } from './template-store.js';
+import { archivedEvent, templateStore, type TemplateStore } from './template-store.js';
 import * as repo from './templates.repository.js';
 import type { TemplateView } from './templates.schemas.js';
 import { templateView } from './templates.views.js';
@@ -39,9 +40,9 @@ function publishedTemplates(deps: { db: Db; checkDesign?: DesignChecker }, store
     },
 
     // A published template, as `certsvc template create` has always made.
-    async create(accountId: string, designInput: unknown): Promise<TemplateView> {
+    async create(doer: Doer, accountId: string, designInput: unknown): Promise<TemplateView> {
       const design = await parseDesign(designInput, deps.checkDesign);
-      return templateView(await store.insert(accountId, design, 'active', 'created'));
+      return templateView(await store.insert(doer, accountId, design, 'active', 'created'));
     },
 
     // The operator's views (CLI): every template of an account with its status, and one with its design.
@@ -58,19 +59,22 @@ function publishedTemplates(deps: { db: Db; checkDesign?: DesignChecker }, store
 
     // Validated exactly like create; the id stays, so integrations keep working. A new version,
     // issued at once (a draft stays a draft).
-    async update(id: string, designInput: unknown): Promise<TemplateView> {
+    async update(doer: Doer, id: string, designInput: unknown): Promise<TemplateView> {
       const design = await parseDesign(designInput, deps.checkDesign);
       const row = await repo.findWithDesign(db, id);
       if (!row) throw new NotFoundError('Template');
       if (row.status === 'archived') throw new ConflictError('An archived template cannot be updated');
       const note = 'updated with certsvc template update';
-      return templateView(await store.save(row.account_id, id, design, note, row.status === 'active'));
+      return templateView(await store.save(doer, row.account_id, id, design, note, row.status === 'active'));
     },
 
-    async archive(id: string): Promise<TemplateView> {
-      const row = await repo.archiveTemplate(db, id);
-      if (!row) throw new NotFoundError('Template');
-      return templateView(row);
+    async archive(doer: Doer, id: string): Promise<TemplateView> {
+      return db.transaction(async (tx) => {
+        const row = await repo.archiveTemplate(tx, id);
+        if (!row) throw new NotFoundError('Template');
+        await archivedEvent(tx, doer, row.account_id, id);
+        return templateView(row);
+      });
     },
   };
 }

@@ -3,11 +3,13 @@ import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import type { Design } from '../../pdf/design.schema.js';
 import { galleryDesign } from './gallery.js';
 import { parseDesign, sameDesign, type DesignChecker } from './template-design.js';
-import type { TemplateStore } from './template-store.js';
+import { archivedEvent, type TemplateStore } from './template-store.js';
 import * as versions from './template-versions.repository.js';
 import * as repo from './templates.repository.js';
 import { versionView, workingView, type TemplateVersion, type WorkingTemplate } from './templates.views.js';
 import { NAME_MAX_LENGTH } from '../../platform/limits.js';
+import type { Doer } from '../../platform/principal.js';
+import { recordAudit } from '../audit/audit-log.js';
 
 // The dashboard's side of templates: drafts (unseen by the API until published), every saved
 // version, publishing one, restoring and duplicating. Part of the templates service.
@@ -16,9 +18,14 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
   const { db } = deps;
   return {
     // The dashboard's new templates: drafts, unseen by the API until published.
-    async createDraft(accountId: string, designInput: unknown, note = 'created'): Promise<WorkingTemplate> {
+    async createDraft(
+      doer: Doer,
+      accountId: string,
+      designInput: unknown,
+      note = 'created',
+    ): Promise<WorkingTemplate> {
       const design = await parseDesign(designInput, deps.checkDesign);
-      return workingView(await store.insert(accountId, design, 'draft', note));
+      return workingView(await store.insert(doer, accountId, design, 'draft', note));
     },
 
     // The account's drafts and active templates, newest first (the dashboard's list).
@@ -41,10 +48,11 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
     },
 
     // "New template" from one of the built-in starting designs: a draft.
-    async createFromGallery(accountId: string, slug: string): Promise<WorkingTemplate> {
+    async createFromGallery(doer: Doer, accountId: string, slug: string): Promise<WorkingTemplate> {
       const start = await galleryDesign(slug);
       if (!start) throw new NotFoundError('Starting design');
       return this.createDraft(
+        doer,
         accountId,
         start.design,
         `created from the starting design ${start.design.name}`,
@@ -53,6 +61,7 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
 
     // A new version from the dashboard, validated like create; `publish` also makes it the one issued.
     async saveVersion(
+      doer: Doer,
       accountId: string,
       id: string,
       designInput: unknown,
@@ -62,28 +71,42 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
       const current = await this.working(accountId, id);
       // Nothing changed: no new version (Publish then publishes the newest one).
       if (sameDesign(design, current.design)) {
-        const row = opts.publish ? await this.publish(accountId, id) : current;
+        const row = opts.publish ? await this.publish(doer, accountId, id) : current;
         return { ...row, saved: false };
       }
       return {
-        ...workingView(await store.save(accountId, id, design, 'saved', opts.publish ?? false)),
+        ...workingView(await store.save(doer, accountId, id, design, 'saved', opts.publish ?? false)),
         saved: true,
       };
     },
 
     // Makes a saved version (the newest by default) the design issued, and a draft active.
-    async publish(accountId: string, id: string, version?: number): Promise<WorkingTemplate> {
+    async publish(doer: Doer, accountId: string, id: string, version?: number): Promise<WorkingTemplate> {
       const row = await store.owned(accountId, id);
       const chosen = await store.storedVersion(accountId, id, version ?? row.latest_version);
-      const published = await repo.setDesign(db, {
-        accountId,
-        id,
-        design: chosen.design,
-        version: chosen.version,
-        publish: true,
+      return db.transaction(async (tx) => {
+        const published = await repo.setDesign(tx, {
+          accountId,
+          id,
+          design: chosen.design,
+          version: chosen.version,
+          publish: true,
+        });
+        if (!published) throw new ConflictError('An archived template cannot be changed');
+        const changes = {
+          version: { old: row.version, new: chosen.version },
+          status: { old: row.status, new: 'active' },
+        };
+        const target = { type: 'template', id };
+        await recordAudit(
+          tx,
+          accountId,
+          doer,
+          [{ action: 'template.published', target, changes }],
+          new Date(),
+        );
+        return workingView(published);
       });
-      if (!published) throw new ConflictError('An archived template cannot be changed');
-      return workingView(published);
     },
 
     async versions(accountId: string, id: string): Promise<TemplateVersion[]> {
@@ -103,21 +126,22 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
 
     // A copy of an old version becomes the newest (history only grows); publishing it is a
     // separate step for an active template, as for any save.
-    async restore(accountId: string, id: string, version: number): Promise<WorkingTemplate> {
+    async restore(doer: Doer, accountId: string, id: string, version: number): Promise<WorkingTemplate> {
       await store.owned(accountId, id);
       const old = await store.storedVersion(accountId, id, version);
       return workingView(
-        await store.save(accountId, id, old.design, `restored from version ${version}`, false),
+        await store.save(doer, accountId, id, old.design, `restored from version ${version}`, false),
       );
     },
 
     // A new draft from a template's newest design, named "Copy of ...".
-    async duplicate(accountId: string, id: string): Promise<WorkingTemplate> {
+    async duplicate(doer: Doer, accountId: string, id: string): Promise<WorkingTemplate> {
       const source = await this.working(accountId, id);
       const name = `Copy of ${source.design.name}`;
       const design = { ...source.design, name: [...name].slice(0, NAME_MAX_LENGTH).join('') };
       return workingView(
         await store.insert(
+          doer,
           accountId,
           design,
           'draft',
@@ -126,10 +150,13 @@ export function workingTemplates(deps: { db: Db; checkDesign?: DesignChecker }, 
       );
     },
 
-    async archiveOwned(accountId: string, id: string): Promise<WorkingTemplate> {
-      const row = await repo.archiveOwned(db, accountId, id);
-      if (!row) throw new NotFoundError('Template');
-      return workingView(row);
+    async archiveOwned(doer: Doer, accountId: string, id: string): Promise<WorkingTemplate> {
+      return db.transaction(async (tx) => {
+        const row = await repo.archiveOwned(tx, accountId, id);
+        if (!row) throw new NotFoundError('Template');
+        await archivedEvent(tx, doer, accountId, id);
+        return workingView(row);
+      });
     },
   };
 }
