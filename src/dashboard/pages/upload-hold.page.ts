@@ -19,7 +19,8 @@ export function heldUploadPage(opts: {
   error?: string;
 }): string {
   const { hold, usage } = opts;
-  const left = Math.min(hold.rows, usage.certificates.remaining ?? hold.rows);
+  const remaining = usage.certificates.remaining;
+  const left = Math.min(hold.rows, remaining ?? hold.rows);
   const base = `/dashboard/certificates/upload/held/${hold.id}`;
   const label = left === hold.rows ? `Issue all ${count(left)} rows` : `Issue the first ${count(left)}`;
   return titledPage({
@@ -31,19 +32,25 @@ export function heldUploadPage(opts: {
       <section class="card" id="held-upload">
         <p>
           <bdi>${hold.fileName}</bdi> for <bdi>${opts.templateName}</bdi> has
-          <strong id="held-rows">${count(hold.rows)}</strong> row${hold.rows === 1 ? '' : 's'}. This period
-          has
-          <strong id="quota-left">${count(usage.certificates.remaining ?? 0)}</strong>
-          certificate${usage.certificates.remaining === 1 ? '' : 's'} left.
+          <strong id="held-rows">${count(hold.rows)}</strong> row${hold.rows === 1 ? '' : 's'}.
+          ${
+            remaining === null
+              ? 'This account has no monthly limit now (partner contract).'
+              : html`This period has
+                  <strong id="quota-left">${count(remaining)}</strong>
+                  certificate${remaining === 1 ? '' : 's'} left.`
+          }
         </p>
         ${
-          left > 0
-            ? html`<p>
-                Issue the first ${count(left)} rows of the file now; the other ${count(hold.rows - left)} are
-                reported as over the monthly quota, use no quota, and can be retried from the import's page
-                later.
-              </p>`
-            : html`<p>Nothing can be issued until the quota is raised or resets.</p>`
+          left === hold.rows
+            ? html`<p>Every row fits in what is left now.</p>`
+            : left > 0
+              ? html`<p>
+                  Issue the first ${count(left)} rows of the file now; the other ${count(hold.rows - left)}
+                  are reported as over the monthly quota, use no quota, and can be retried from the import's
+                  page later.
+                </p>`
+              : html`<p>Nothing can be issued until the quota is raised or resets.</p>`
         }
         ${quotaHelp(usage, opts.plans)}
         <div class="actions">
