@@ -83,6 +83,7 @@ export function authRoutes(app: FastifyInstance, deps: DashboardDeps) {
         user: userFrame(request, reply),
         flash: takeFlash(request),
         usage,
+        plans: services.usage.plans(),
         issuer: {
           did: services.signingKeys.issuerDid(user.user.accountId),
           keys: await services.signingKeys.listKeys(user.user.accountId),

@@ -49,6 +49,7 @@ export function importsPages(app: FastifyInstance, deps: DashboardDeps) {
       templateName: template?.name,
       csrf: reply.generateCsrf(),
       emailDelivery: signedIn(request).principal.emailDelivery,
+      reasons: await imports.failureReasons(accountId, imp.id),
     });
   });
 

@@ -9,7 +9,8 @@ import { form, isUuid, pathId } from './params.js';
 import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
 import { emailedText } from './imports.routes.js';
 import { flashOutcome, pageFrame, routeKit } from './routes.js';
-import { html as send, setFlash, signedIn, userFrame } from './session.js';
+import { html as send, setFlash, signedIn, takeFlash, userFrame } from './session.js';
+import { heldUploadPages } from './upload-hold.routes.js';
 
 // Issuing from the dashboard: one certificate from a form, or many from a CSV file. Every upload is
 // an import (decisions section 20): one of at most AT_ONCE_ROWS rows is issued at once, in the
@@ -20,6 +21,7 @@ export function issuePages(app: FastifyInstance, deps: DashboardDeps) {
   issueOneRoutes(app, deps, kit, choice);
   uploadRoutes(app, deps, kit, choice);
   uploadResultsRoutes(app, deps, kit);
+  heldUploadPages(app, deps);
 }
 
 type Kit = ReturnType<typeof routeKit>;
@@ -91,12 +93,18 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
 }
 
 function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
-  const { imports } = deps.services;
+  const { imports, usage } = deps.services;
 
   kit.page('/certificates/upload', 'issue', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const template = await choice.of(accountId, choice.query(request));
-    return uploadPage({ user: userFrame(request, reply), templates: await choice.list(accountId), template });
+    return uploadPage({
+      user: userFrame(request, reply),
+      flash: takeFlash(request),
+      templates: await choice.list(accountId),
+      template,
+      usage: await usage.get(signedIn(request).principal),
+    });
   });
 
   app.post('/certificates/upload', { preHandler: kit.form('issue') }, async (request, reply) => {
@@ -110,6 +118,7 @@ function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choic
           user: userFrame(request, reply),
           templates: await choice.list(s.user.accountId),
           template,
+          usage: await usage.get(s.principal),
           error,
         }),
         422,
@@ -131,6 +140,13 @@ function uploadRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choic
       createdBy: `user:${s.user.id}`,
       rows,
     };
+    // More rows than the period has left: held, and the user chooses (issue 29). A plan with no
+    // limit (partner contract) never asks.
+    const left = (await usage.get(s.principal)).certificates.remaining;
+    if (left !== null && rows.length > left) {
+      const hold = await imports.hold(input);
+      return reply.redirect(`/dashboard/certificates/upload/held/${hold.id}`, 303);
+    }
     // A larger file is issued in the background, with a page of its own (decisions section 20).
     if (rows.length > AT_ONCE_ROWS) {
       const imp = await imports.create(s.principal, input);
@@ -164,6 +180,7 @@ function uploadResultsRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit
       imp,
       templateName: template?.name ?? 'an archived template',
       rows: await imports.rows(accountId, imp.id, AT_ONCE_ROWS),
+      reasons: await imports.failureReasons(accountId, imp.id),
       emailDelivery: signedIn(request).principal.emailDelivery,
     });
   });

@@ -80,6 +80,7 @@ describe('HTTP plumbing', () => {
       services: {
         ...deps.services,
         usage: {
+          ...deps.services.usage,
           get: async () => {
             throw new Error('relation "secret_table" does not exist at /srv/app/src/x.ts:1');
           },

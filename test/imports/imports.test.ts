@@ -129,7 +129,14 @@ describe('large imports', () => {
 
   it('marks the rows past the quota failed with the quota reason, as a batch does', async () => {
     const { tenant, client } = await signedIn({ monthlyLimit: 700 });
-    const id = importOf(await upload(client, tenant, csv(1_000)));
+    // More rows than are left: the upload is held (issue 29); starting all of them anyway leaves
+    // the quota to the issue service, which refuses the rows past it.
+    const held = await upload(client, tenant, csv(1_000));
+    assert.equal(held.statusCode, 303);
+    const holdUrl = String(held.headers.location);
+    assert.match(holdUrl, /^\/dashboard\/certificates\/upload\/held\/[0-9a-f-]{36}$/);
+    await client.get(holdUrl);
+    const id = importOf(await client.post(`${holdUrl}/start`, { limit: '1000' }));
     await drain();
     const imp = await t.deps.services.imports.get(tenant.accountId, id);
     assert.deepEqual([imp.state, imp.created, imp.failed], ['done', 700, 300]);

@@ -9,9 +9,13 @@ let counter = 0;
 
 export async function signedInUser(
   t: TestApp,
-  opts: { monthlyLimit?: number } = {},
+  opts: { monthlyLimit?: number; plan?: string } = {},
 ): Promise<{ tenant: Tenant; client: FormClient }> {
-  const tenant = await createTenant(t.deps, { monthlyLimit: opts.monthlyLimit ?? 100_000 });
+  // On a named plan, the plan's limit; otherwise the account's own (100,000 unless told).
+  const tenant = await createTenant(
+    t.deps,
+    opts.plan ? { plan: opts.plan } : { monthlyLimit: opts.monthlyLimit ?? 100_000 },
+  );
   const email = `imports-${process.pid}-${Date.now()}-${++counter}@academy.test`;
   await t.deps.services.users.create({ accountId: tenant.accountId, email, password: PASSWORD });
   const client = formClient(t);

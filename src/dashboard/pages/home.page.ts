@@ -1,9 +1,11 @@
 import type { PdfCertificateView, SigningKeyView } from '../../modules/proof/signing-keys.service.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
+import type { PlanOffer } from '../../modules/usage/usage.service.js';
 import { date, type Flash } from '../html.js';
 import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { titledPage } from './components.js';
+import { quotaHelp } from './quota.js';
 
 function number(n: number | null): string {
   return n === null ? 'No limit' : n.toLocaleString('en-US');
@@ -21,6 +23,7 @@ export function homePage(opts: {
   user: ReturnType<typeof userFrame>;
   flash?: Flash;
   usage: UsageView;
+  plans: PlanOffer[];
   issuer: { did: string; keys: SigningKeyView[]; pdfCertificates: PdfCertificateView[] };
   templateCount: number;
 }): string {
@@ -28,10 +31,11 @@ export function homePage(opts: {
   const share = c.limit ? Math.min(100, Math.round((c.used / c.limit) * 100)) : 0;
   const meter =
     c.limit === null
-      ? html`<p class="muted small">Partner contract: the quota is contractual.</p>`
+      ? quotaHelp(opts.usage, opts.plans)
       : html`<div class="meter" role="img" aria-label="${share}% of the monthly quota used">
-          <span class="w${Math.round(share / 5) * 5}"></span>
-        </div>`;
+            <span class="w${Math.round(share / 5) * 5}"></span>
+          </div>
+          ${quotaHelp(opts.usage, opts.plans)}`;
   return titledPage({
     title: 'Home',
     section: 'home',

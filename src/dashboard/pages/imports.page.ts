@@ -3,6 +3,7 @@ import { csrfField, dateTime, type Flash } from '../html.js';
 import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { badge, tableOrEmpty, titledPage } from './components.js';
+import { failureSummary, retryFailed } from './quota.js';
 
 // Imports (docs/dashboard.md, Imports): the account's imports, and one import's live progress.
 
@@ -64,6 +65,7 @@ export function importPage(opts: {
   templateName: string | undefined;
   csrf: string;
   emailDelivery: boolean;
+  reasons: { reason: string; rows: number }[];
 }): string {
   const i = opts.imp;
   const final = FINAL.has(i.state);
@@ -74,7 +76,9 @@ export function importPage(opts: {
     user: opts.user,
     flash: opts.flash,
     heading: html`Import of <bdi>${i.fileName}</bdi>`,
-    body: html` <section class="card" ${final ? '' : html`data-import-progress="${base}/progress.json"`}>
+    body: html`${failureSummary(i.failed, opts.reasons)}
+      ${i.retryOf ? html`<p class="small" id="retry-of">This import retries the failed rows of <a href="/dashboard/imports/${i.retryOf}">an earlier import</a>.</p>` : ''}
+      <section class="card" ${final ? '' : html`data-import-progress="${base}/progress.json"`}>
         <p>
           ${stateBadge(i.state)} from <bdi>${opts.templateName ?? 'an archived template'}</bdi>, uploaded
           ${dateTime(i.createdAt)}
@@ -134,6 +138,7 @@ export function importPage(opts: {
                 <button type="submit" class="secondary" id="cancel-import">Cancel the import</button>
               </form>`
         }
+        ${retryFailed(i, { csrf: opts.csrf, role: opts.user.role, final })}
         <a class="button secondary" href="/dashboard/imports">All imports</a>
       </div>`,
   });

@@ -1,9 +1,17 @@
 import type { TemplateView } from '../../modules/templates/templates.schemas.js';
-import { AT_ONCE_ROWS, type ImportView, type RowView } from '../../modules/imports/imports.service.js';
-import { csrfField, page, typed, type Flash } from '../html.js';
+import {
+  AT_ONCE_ROWS,
+  MAX_IMPORT_ROWS,
+  type ImportView,
+  type RowView,
+} from '../../modules/imports/imports.service.js';
+import { MAX_CSV_SIZE } from '../../modules/imports/recipients-csv.js';
+import type { UsageView } from '../../modules/usage/usage.schemas.js';
+import { csrfField, notice, page, typed, type Flash } from '../html.js';
 import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { badge, select, table, titledPage } from './components.js';
+import { count, failureSummary, retryFailed } from './quota.js';
 
 // Issuing from the dashboard: one certificate from a form, many from a CSV file, and the results
 // of a file issued at once.
@@ -105,10 +113,13 @@ export function issueOnePage(opts: {
 
 export function uploadPage(opts: {
   user: User;
+  flash?: Flash;
   templates: TemplateView[];
   template?: TemplateView;
+  usage: UsageView;
   error?: string;
 }): string {
+  const left = opts.usage.certificates.remaining;
   const t = opts.template;
   const header = t ? ['name', 'email', ...t.fields.map((f) => f.key)].join(',') : '';
   const form = t
@@ -120,11 +131,21 @@ export function uploadPage(opts: {
       >
         ${csrfField(opts.user.csrf)}<input type="hidden" name="templateId" value="${t.id}" />
         <h2>The file</h2>
-        <p>
-          A CSV file with a header row, then one row per recipient, at most ${AT_ONCE_ROWS} rows. Its header
-          for
-          <bdi>${t.name}</bdi>:
+        <p id="upload-limits">
+          A CSV file with a header row, then one row per recipient: at most ${count(MAX_IMPORT_ROWS)} rows and
+          ${MAX_CSV_SIZE}. A file of up to ${count(AT_ONCE_ROWS)} rows is issued while you wait; a larger one
+          is issued in the background, on its import's page.
         </p>
+        <p id="upload-quota">
+          ${
+            left === null
+              ? 'This account has no monthly limit (partner contract).'
+              : html`This period has <strong>${count(left)}</strong> certificate${left === 1 ? '' : 's'} left.
+                  A file with more rows is not issued before you choose to issue the first ${count(left)} or
+                  cancel.`
+          }
+        </p>
+        <p>Its header for <bdi>${t.name}</bdi>:</p>
         <code class="newkey" id="csv-header">${header}</code>
         <ul class="small">
           <li>
@@ -150,6 +171,7 @@ export function uploadPage(opts: {
     section: 'certificates',
     user: opts.user,
     body: html`<h1>Issue many from a CSV file</h1>
+      ${notice(opts.flash)}
       ${opts.error ? html`<div class="notice error" role="alert" id="form-error">${opts.error}</div>` : ''}
       ${templateChooser('/dashboard/certificates/upload', opts.templates, t)} ${form}`,
   });
@@ -162,6 +184,7 @@ export function resultsPage(opts: {
   imp: ImportView;
   templateName: string;
   rows: RowView[];
+  reasons: { reason: string; rows: number }[];
   emailDelivery: boolean;
 }): string {
   const b = opts.imp;
@@ -197,6 +220,7 @@ export function resultsPage(opts: {
         <strong id="created-count">${b.created}</strong> created,
         <strong id="failed-count">${b.failed}</strong> failed, from <bdi>${opts.templateName}</bdi>.
       </div>
+      ${failureSummary(b.failed, opts.reasons)}
       <div class="actions">
         <a class="button" href="${base}/results.csv" download>Download the results (CSV)</a>${
           b.created > 0
@@ -206,7 +230,7 @@ export function resultsPage(opts: {
             : ''
         }<a class="button secondary" href="/dashboard/certificates/upload">Upload another file</a>
       </div>
-      ${emailAll}
+      ${emailAll} ${retryFailed(b, { csrf: opts.user.csrf, role: opts.user.role, final: true })}
       <section class="card">
         ${table({
           id: 'batch-results',

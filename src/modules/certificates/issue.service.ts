@@ -60,7 +60,7 @@ export interface BatchOutcome {
 const ENTRY_GUESSES = 8;
 const DEADLOCK = '40P01';
 
-const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted';
+export const QUOTA_MESSAGE = 'The certificate quota of the current period is exhausted';
 
 function validationItem(index: number, issues: Issue[]): BatchItem {
   return {

@@ -15,6 +15,8 @@ export interface ImportRow {
   failed: number;
   error: string | null;
   emailed_at: Date | null;
+  retry_of: string | null;
+  retried_by: string | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -37,7 +39,9 @@ export interface RowResult {
 
 const INSERT_ROWS_AT_ONCE = 5_000;
 
-// The import, its rows and its chunks, in the caller's transaction.
+// The import, its rows and its chunks, in the caller's transaction. Only the first `issueRows` rows
+// are issued (chunks); the rows after them are failed at once with `skipReason` (the user chose to
+// issue the first N within the quota left), and counted done.
 export async function insertImport(
   tx: Queryable,
   imp: {
@@ -48,11 +52,25 @@ export async function insertImport(
     createdBy: string;
     rows: ImportRecipient[];
     chunkSize: number;
+    issueRows: number;
+    skipReason: string;
+    retryOf: string | null;
   },
 ): Promise<void> {
+  const skipped = imp.rows.length - imp.issueRows;
   await tx.query(
-    `INSERT INTO imports (id, account_id, template_id, file_name, created_by, rows) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [imp.id, imp.accountId, imp.templateId, imp.fileName, imp.createdBy, imp.rows.length],
+    `INSERT INTO imports (id, account_id, template_id, file_name, created_by, rows, done_rows, failed, retry_of)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`,
+    [
+      imp.id,
+      imp.accountId,
+      imp.templateId,
+      imp.fileName,
+      imp.createdBy,
+      imp.rows.length,
+      skipped,
+      imp.retryOf,
+    ],
   );
   for (let at = 0; at < imp.rows.length; at += INSERT_ROWS_AT_ONCE) {
     const part = imp.rows.slice(at, at + INSERT_ROWS_AT_ONCE);
@@ -70,10 +88,16 @@ export async function insertImport(
       ],
     );
   }
+  if (skipped > 0) {
+    await tx.query(
+      `UPDATE import_rows SET status = 'failed', reason = $3 WHERE import_id = $1 AND row_no > $2`,
+      [imp.id, imp.issueRows, imp.skipReason],
+    );
+  }
   await tx.query(
     `INSERT INTO import_chunks (import_id, n, first_row, last_row)
      SELECT $1, n, n * $2 + 1, least((n + 1) * $2, $3) FROM generate_series(0, ($3 - 1) / $2) AS n`,
-    [imp.id, imp.chunkSize, imp.rows.length],
+    [imp.id, imp.chunkSize, imp.issueRows],
   );
 }
 
@@ -266,4 +290,49 @@ export async function createdIds(db: Queryable, importId: string): Promise<strin
     [importId],
   );
   return rows.map((r) => r.certificate_id);
+}
+
+// Why an import's rows failed: each reason with its count, the most frequent first.
+export async function failureReasons(
+  db: Queryable,
+  importId: string,
+  limit: number,
+): Promise<{ reason: string; rows: number }[]> {
+  const { rows } = await db.query<{ reason: string; rows: number }>(
+    `SELECT coalesce(reason, '') AS reason, count(*)::int AS rows FROM import_rows
+      WHERE import_id = $1 AND status = 'failed' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $2`,
+    [importId, limit],
+  );
+  return rows;
+}
+
+// The failed rows of an import, in file order, as a new import stores them.
+export async function failedRows(db: Queryable, importId: string): Promise<ImportRecipient[]> {
+  const { rows } = await db.query<ImportRecipient>(
+    `SELECT line, name, email, data FROM import_rows WHERE import_id = $1 AND status = 'failed' ORDER BY row_no`,
+    [importId],
+  );
+  return rows;
+}
+
+// Marks an ended import's failed rows as retried by `retryId`, once: false when it was retried
+// already, has not ended or has no failed row.
+export async function claimRetry(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  retryId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE imports SET retried_by = $3
+      WHERE id = $1 AND account_id = $2 AND retried_by IS NULL AND failed > 0
+        AND state IN ('done', 'cancelled', 'failed')`,
+    [id, accountId, retryId],
+  );
+  return rowCount === 1;
+}
+
+// A claim whose import could not be made: the failed rows may be retried again.
+export async function releaseRetry(db: Queryable, id: string, retryId: string): Promise<void> {
+  await db.query('UPDATE imports SET retried_by = NULL WHERE id = $1 AND retried_by = $2', [id, retryId]);
 }

@@ -5,9 +5,10 @@ import { uuidv7 } from '../../platform/ids.js';
 import type { Doer, Principal } from '../../platform/principal.js';
 import { recordAudit, type AuditInput } from '../audit/audit-log.js';
 import { verificationUrl } from '../shared/certificate-links.js';
-import type { BatchItem, IssueService } from '../certificates/issue.service.js';
+import { QUOTA_MESSAGE, type BatchItem, type IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../certificates/certificate-emails.service.js';
 import * as repo from './imports.repository.js';
+import { heldUploads } from './held-uploads.js';
 import { BATCH_MAX_RECIPIENTS } from '../../platform/limits.js';
 import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
 
@@ -32,13 +33,25 @@ export interface NewImport {
   fileName: string;
   createdBy: string;
   rows: CsvRow[];
+  /** Issue only the first `limit` rows (the quota left, as the user chose); the rest fail at once. */
+  limit?: number;
+  /** The import whose failed rows these are ("Retry the failed rows"), and the new import's id. */
+  retryOf?: string;
+  id?: string;
 }
 
+/** Why the rows after an upload's chosen first N failed: the quota's own reason, counted with it. */
+export const OVER_QUOTA_REASON = QUOTA_MESSAGE;
+
 // The import as stored: its rows in file order, cut into chunks.
-function stored(id: string, input: NewImport) {
+export function stored(id: string, input: NewImport) {
   const { accountId, templateId, fileName, createdBy } = input;
   const rows = input.rows.map((r) => ({ line: r.line, ...r.recipient }));
-  return { id, accountId, templateId, fileName, createdBy, rows, chunkSize: CHUNK_ROWS };
+  const issueRows = Math.max(1, Math.min(rows.length, input.limit ?? rows.length));
+  return {
+    ...{ id, accountId, templateId, fileName, createdBy, rows, chunkSize: CHUNK_ROWS, issueRows },
+    ...{ skipReason: OVER_QUOTA_REASON, retryOf: input.retryOf ?? null },
+  };
 }
 
 // The audit event of an import's start: its file's name and row count, not its rows.
@@ -76,6 +89,9 @@ export interface ImportView {
   error: string | null;
   /** When the created certificates were queued for email; null when not. */
   emailedAt: string | null;
+  /** The import whose failed rows this one retries; the import that retried this one's. */
+  retryOf: string | null;
+  retriedBy: string | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -101,6 +117,8 @@ function view(row: repo.ImportRow, now: Date): ImportView {
     failed: row.failed,
     error: row.error,
     emailedAt: row.emailed_at?.toISOString() ?? null,
+    retryOf: row.retry_of,
+    retriedBy: row.retried_by,
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     finishedAt: row.finished_at?.toISOString() ?? null,
@@ -196,14 +214,14 @@ export function createImportsService(deps: ImportsDeps) {
   const issueChunk = (tx: Queryable, chunk: repo.ClaimedChunk) => issueClaimedChunk(deps, tx, chunk);
   const { db } = deps;
 
-  return {
+  const service = {
     async create(doer: Doer, input: NewImport): Promise<ImportView> {
       // The readers of the file refuse more already (recipients-csv.ts); a rule lives here too.
       if (input.rows.length > MAX_IMPORT_ROWS) {
         const message = `An import has at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows`;
         throw new ValidationError([{ path: ['file'], message }], message);
       }
-      const id = uuidv7();
+      const id = input.id ?? uuidv7();
       await db.transaction(async (tx) => {
         await repo.insertImport(tx, stored(id, input));
         await recordStarted(tx, doer, id, input, deps.now());
@@ -334,7 +352,14 @@ export function createImportsService(deps: ImportsDeps) {
       if (!(await repo.findImport(db, accountId, id))) throw new NotFoundError('Import');
       return repo.createdIds(db, id);
     },
+
+    // Why the import's rows failed: each reason with its count, the most frequent first.
+    async failureReasons(accountId: string, id: string): Promise<{ reason: string; rows: number }[]> {
+      if (!(await repo.findImport(db, accountId, id))) throw new NotFoundError('Import');
+      return repo.failureReasons(db, id, 20);
+    },
   };
+  return { ...service, ...heldUploads(db, service) };
 }
 
 export type ImportsService = ReturnType<typeof createImportsService>;
