@@ -251,9 +251,59 @@ const TABLE: Record<string, Row> = {
     harmless: `/dashboard/imports/${none}/email`,
   },
 
-  // Routes other parts of issue 29 add: the lead adds their rows at merge (the test names any missing).
-  //   settings/organisation, settings/sign-in, settings/audit (+ its CSV export), settings/profile
-  //   (password, two-factor), forgot-password, sso/:accountId/start, sso/callback.
+  // Sign-in's second step, forgotten passwords and single sign-on: before anyone is signed in.
+  'GET /dashboard/sign-in/code': { access: 'public' },
+  'POST /dashboard/sign-in/code': { access: 'public' },
+  'GET /dashboard/forgot-password': { access: 'public' },
+  'POST /dashboard/forgot-password': { access: 'public' },
+  'GET /dashboard/sso': { access: 'public' },
+  'GET /dashboard/sso/callback': { access: 'public' },
+  'GET /dashboard/sso/:accountId/start': { access: 'public' },
+
+  // One's own profile: every role.
+  'GET /dashboard/settings/profile': { access: 'read' },
+  'GET /dashboard/settings/profile/two-factor/confirm': { access: 'read' },
+  'POST /dashboard/settings/profile/two-factor/confirm': { access: 'read' },
+  'POST /dashboard/settings/profile/two-factor/start': { access: 'read' },
+  'POST /dashboard/settings/profile/two-factor/disable': { access: 'read' },
+  'POST /dashboard/settings/profile/password': { access: 'read' },
+  // Owners only, checked by the route itself (test/dashboard/profile.test.ts).
+  'POST /dashboard/settings/profile/require-two-factor': { access: 'signed-in' },
+
+  'GET /dashboard/settings/organisation': { access: 'organisation' },
+  'POST /dashboard/settings/organisation': {
+    access: 'organisation',
+    fields: () => ({ name: 'Sneaky Academy', website: 'https://sneaky.example' }),
+  },
+  'GET /dashboard/settings/organisation/logo': { access: 'organisation' },
+  'GET /dashboard/settings/sign-in': { access: 'organisation' },
+  'POST /dashboard/settings/sign-in': {
+    access: 'organisation',
+    fields: () => ({ issuerUrl: 'http://127.0.0.1:9/', clientId: 'sneaky', domains: 'academy.test' }),
+  },
+  'POST /dashboard/settings/sign-in/remove': { access: 'organisation' },
+  'GET /dashboard/settings/audit': { access: 'audit' },
+  'GET /dashboard/settings/audit.csv': { access: 'audit' },
+
+  // The quota in view: a held upload, and retrying an import's failed rows.
+  'GET /dashboard/certificates/upload/held/:id': {
+    access: 'issue',
+    path: () => `/dashboard/certificates/upload/held/${none}`,
+  },
+  'POST /dashboard/certificates/upload/held/:id/start': {
+    access: 'issue',
+    path: () => `/dashboard/certificates/upload/held/${none}/start`,
+    fields: () => ({ limit: '1' }),
+  },
+  'POST /dashboard/certificates/upload/held/:id/cancel': {
+    access: 'issue',
+    path: () => `/dashboard/certificates/upload/held/${none}/cancel`,
+  },
+  'POST /dashboard/imports/:id/retry': {
+    access: 'issue',
+    path: (f) => `/dashboard/imports/${f.importId}/retry`,
+    harmless: `/dashboard/imports/${none}/retry`,
+  },
 };
 
 // Public files of the studio (pdf.js, versioned paths): public like the other assets.

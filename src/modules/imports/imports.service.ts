@@ -354,12 +354,14 @@ export function createImportsService(deps: ImportsDeps) {
     },
 
     // Why the import's rows failed: each reason with its count, the most frequent first.
-    async failureReasons(accountId: string, id: string): Promise<{ reason: string; rows: number }[]> {
-      if (!(await repo.findImport(db, accountId, id))) throw new NotFoundError('Import');
-      return repo.failureReasons(db, id, 20);
-    },
+    failureReasons: (accountId: string, id: string) => failureReasons(db, accountId, id),
   };
   return { ...service, ...heldUploads(db, service) };
+}
+
+async function failureReasons(db: Queryable, accountId: string, id: string) {
+  if (!(await repo.findImport(db, accountId, id))) throw new NotFoundError('Import');
+  return repo.failureReasons(db, id, 20);
 }
 
 export type ImportsService = ReturnType<typeof createImportsService>;
