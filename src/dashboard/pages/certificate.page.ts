@@ -2,10 +2,11 @@ import type { PdfCertificateView } from '../../modules/proof/signing-keys.servic
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import type { EmailSendView } from '../../modules/emails/emails.schemas.js';
 import { csrfField, dateTime, notice, page, typed, type Flash } from '../html.js';
-import { html, type Html } from '../../platform/html.js';
+import { html, when, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { badge, emptyState, table } from './components.js';
 import { REASON_MAX_LENGTH } from '../../platform/limits.js';
+import { can } from '../../modules/shared/roles.js';
 
 // One certificate's page: its details and proofs, its send history, and the forms to send,
 // correct and reissue, and revoke it.
@@ -211,6 +212,8 @@ function details(c: CertificateView, opts: CertificatePageOptions): Html {
 export function certificatePage(opts: CertificatePageOptions): string {
   const c = opts.certificate;
   const pdf = `/dashboard/certificates/${c.id}/pdf`;
+  // A role that may not issue sees the certificate, not the forms that change it.
+  const mayIssue = can(opts.user.role, 'issue');
   return page({
     title: `Certificate for ${c.recipientName}`,
     section: 'certificates',
@@ -227,18 +230,22 @@ export function certificatePage(opts: CertificatePageOptions): string {
         </div>
       </section>
       <section class="card" aria-labelledby="send-title">
-        <h2 id="send-title">Send by email</h2>
-        ${sendForm(c, opts)}
+        <h2 id="send-title">${mayIssue ? 'Send by email' : 'Emails sent'}</h2>
+        ${when(mayIssue, () => sendForm(c, opts))}
         <h3 class="small muted">Send history</h3>
         ${historyTable(opts.history, opts.historyTotal)}
       </section>
-      <section class="card" aria-labelledby="reissue-title">
-        <h2 id="reissue-title">Correct and reissue</h2>
-        ${reissueForm(c, opts)}
-      </section>
-      <section class="card" aria-labelledby="revoke-title">
-        <h2 id="revoke-title">Revoke</h2>
-        ${revokeForm(c, opts)}
-      </section>`,
+      ${when(
+        mayIssue,
+        () =>
+          html`<section class="card" aria-labelledby="reissue-title">
+              <h2 id="reissue-title">Correct and reissue</h2>
+              ${reissueForm(c, opts)}
+            </section>
+            <section class="card" aria-labelledby="revoke-title">
+              <h2 id="revoke-title">Revoke</h2>
+              ${revokeForm(c, opts)}
+            </section>`,
+      )}`,
   });
 }

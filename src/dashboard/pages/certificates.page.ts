@@ -1,9 +1,10 @@
 import { ZIP_MAX } from '../../modules/certificates/certificates.service.js';
 import type { CertificateView } from '../../modules/certificates/certificate.view.js';
 import { dateTime, typed, type Flash } from '../html.js';
-import { html } from '../../platform/html.js';
+import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { badge, emptyState, pager, select, table, titledPage } from './components.js';
+import { can } from '../../modules/shared/roles.js';
 
 // The list of the account's certificates, its search and its pages.
 
@@ -71,10 +72,14 @@ export function certificatesPage(opts: {
     section: 'certificates',
     user: opts.user,
     flash: opts.flash,
-    body: html` <div class="actions">
-        <a class="button" href="/dashboard/certificates/new">Issue one</a
-        ><a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
-      </div>
+    body: html` ${when(
+        can(opts.user.role, 'issue'),
+        () =>
+          html`<div class="actions">
+            <a class="button" href="/dashboard/certificates/new">Issue one</a
+            ><a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
+          </div>`,
+      )}
       <section class="card" aria-label="Certificates">
         <form class="filters" method="get" action="/dashboard/certificates" role="search">
           <div>

@@ -2,10 +2,11 @@ import type { PdfCertificateView, SigningKeyView } from '../../modules/proof/sig
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
 import type { PlanOffer } from '../../modules/usage/usage.service.js';
 import { date, type Flash } from '../html.js';
-import { html, type Html } from '../../platform/html.js';
+import { html, when, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { titledPage } from './components.js';
 import { quotaHelp } from './quota.js';
+import { can } from '../../modules/shared/roles.js';
 
 function number(n: number | null): string {
   return n === null ? 'No limit' : n.toLocaleString('en-US');
@@ -97,11 +98,23 @@ export function homePage(opts: {
       <section class="card">
         <h2>Get started</h2>
         <div class="actions">
-          <a class="button" href="/dashboard/certificates/new">Issue a certificate</a>
-          <a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
+          ${when(
+            can(opts.user.role, 'issue'),
+            () =>
+              html`<a class="button" href="/dashboard/certificates/new">Issue a certificate</a>
+                <a class="button secondary" href="/dashboard/certificates/upload"
+                  >Issue many from a CSV file</a
+                >`,
+          )}
           <a class="button secondary" href="/dashboard/templates">Templates (${opts.templateCount})</a>
-          <a class="button secondary" href="/dashboard/settings/api-keys">API keys</a>
-          <a class="button secondary" href="/dashboard/settings/sharing">Sharing settings</a>
+          ${when(
+            can(opts.user.role, 'keys'),
+            () => html`<a class="button secondary" href="/dashboard/settings/api-keys">API keys</a>`,
+          )}
+          ${when(
+            can(opts.user.role, 'organisation'),
+            () => html`<a class="button secondary" href="/dashboard/settings/sharing">Sharing settings</a>`,
+          )}
         </div>
       </section>`,
   });

@@ -4,6 +4,7 @@ import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { badge, tableOrEmpty, titledPage } from './components.js';
 import { failureSummary, retryFailed } from './quota.js';
+import { can } from '../../modules/shared/roles.js';
 
 // Imports (docs/dashboard.md, Imports): the account's imports, and one import's live progress.
 
@@ -70,6 +71,7 @@ export function importPage(opts: {
   const i = opts.imp;
   const final = FINAL.has(i.state);
   const base = `/dashboard/imports/${i.id}`;
+  const mayIssue = can(opts.user.role, 'issue');
   return titledPage({
     title: `Import ${i.fileName}`,
     section: 'certificates',
@@ -121,7 +123,7 @@ export function importPage(opts: {
             : ''
         }
         ${
-          final && i.created > 0 && opts.emailDelivery
+          final && i.created > 0 && opts.emailDelivery && mayIssue
             ? i.emailedAt
               ? html`<p class="small muted" id="emailed">The created certificates were queued for email.</p>`
               : html`<form method="post" action="${base}/email" id="email-all">
@@ -131,7 +133,7 @@ export function importPage(opts: {
             : ''
         }
         ${
-          final
+          final || !mayIssue
             ? ''
             : html`<form method="post" action="${base}/cancel">
                 ${csrfField(opts.csrf)}

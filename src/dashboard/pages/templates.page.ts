@@ -3,6 +3,7 @@ import { csrfField, typed, type Flash } from '../html.js';
 import { html, when } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { table, titledPage } from './components.js';
+import { can } from '../../modules/shared/roles.js';
 
 type User = ReturnType<typeof userFrame>;
 
@@ -33,6 +34,8 @@ function card(t: WorkingTemplate, user: User) {
         });
   const base = `/dashboard/templates/${t.id}`;
   const preview = `${base}/preview.pdf`;
+  // What the role may do with it: design (the studio) and issue.
+  const design = can(user.role, 'design');
   return html`<article class="card" data-template-id="${t.id}" aria-labelledby="t-${t.id}">
     <h2 id="t-${t.id}" dir="auto">${t.name}</h2>
     <p class="small">${statusBadge(t)} <span class="muted">version ${t.version}</span></p>
@@ -50,20 +53,24 @@ function card(t: WorkingTemplate, user: User) {
     <h3 class="small muted">Fields</h3>
     ${fields}
     <div class="actions">
-      <a class="button" href="${base}/edit">Edit</a>
+      ${when(design, () => html`<a class="button" href="${base}/edit">Edit</a>`)}
       ${when(
-        t.status === 'active',
+        t.status === 'active' && can(user.role, 'issue'),
         () =>
           html`<a class="button secondary" href="/dashboard/certificates/new?templateId=${t.id}">Issue one</a>
             <a class="button secondary" href="/dashboard/certificates/upload?templateId=${t.id}"
               >Issue many (CSV)</a
             >`,
       )}
-      <a class="button secondary" href="${base}/history">History</a>
-      <form method="post" action="${base}/duplicate">
-        ${csrfField(user.csrf)}<button type="submit" class="secondary">Duplicate</button>
-      </form>
-      <a class="button secondary" href="${base}/archive">Archive</a>
+      ${when(
+        design,
+        () =>
+          html`<a class="button secondary" href="${base}/history">History</a>
+            <form method="post" action="${base}/duplicate">
+              ${csrfField(user.csrf)}<button type="submit" class="secondary">Duplicate</button>
+            </form>
+            <a class="button secondary" href="${base}/archive">Archive</a>`,
+      )}
     </div>
   </article>`;
 }
@@ -83,7 +90,10 @@ export function templatesPage(opts: { user: User; flash?: Flash; templates: Work
     section: 'templates',
     user: opts.user,
     flash: opts.flash,
-    body: html` <p><a class="button" href="/dashboard/templates/new">New template</a></p>
-      ${body}`,
+    body: html` ${when(
+      can(opts.user.role, 'design'),
+      () => html`<p><a class="button" href="/dashboard/templates/new">New template</a></p>`,
+    )}
+    ${body}`,
   });
 }
