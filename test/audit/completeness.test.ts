@@ -595,6 +595,29 @@ const CLI_CHANGES: Record<string, Change> = {
 
 // The operator console's changes (/admin): events of the account touched, by the operator.
 const OPERATOR_CHANGES: Record<string, Change> = {
+  'POST /admin/accounts/:id/plan': {
+    actor: 'operator',
+    label: (_ctx, op) => op.email,
+    expect: { 'account.updated': 1 },
+    prepare: (ctx) => ctx.operator(),
+    run: (ctx, op) =>
+      formOk(op.client.post(`/admin/accounts/${ctx.tenant.accountId}/plan`, { plan: 'Business' })),
+  },
+  'POST /admin/accounts/:id/contract': {
+    actor: 'operator',
+    label: (_ctx, op) => op.email,
+    expect: { 'account.updated': 1 },
+    prepare: (ctx) => ctx.operator(),
+    run: (ctx, op) =>
+      formOk(op.client.post(`/admin/accounts/${ctx.tenant.accountId}/contract`, { ends: '' })),
+  },
+  'POST /admin/accounts/:id/contract/end': {
+    actor: 'operator',
+    label: (_ctx, op) => op.email,
+    expect: { 'account.updated': 1 },
+    prepare: (ctx) => ctx.operator(),
+    run: (ctx, op) => formOk(op.client.post(`/admin/accounts/${ctx.tenant.accountId}/contract/end`, {})),
+  },
   'POST /admin/accounts/:id/suspend': {
     actor: 'operator',
     label: (ctx, op) => op.email,
