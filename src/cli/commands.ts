@@ -116,11 +116,16 @@ export const commands: Command[] = [
   },
   {
     path: ['account', 'set-plan'],
-    services: ['accounts'],
+    services: ['operatorConsole'],
     usage: 'account set-plan ACCOUNT_ID PLAN',
     positionals: ['ACCOUNT_ID', 'PLAN'],
     async run(ctx) {
-      const account = await deps(ctx).services.accounts.setPlan(id(ctx.args[0], 'ACCOUNT_ID'), ctx.args[1]!);
+      // As the operator console's plan change: the change and its audit event commit together.
+      const account = await deps(ctx).services.operatorConsole.setPlan(
+        cliDoer(),
+        id(ctx.args[0], 'ACCOUNT_ID'),
+        ctx.args[1]!,
+      );
       print(ctx.io, ctx.json, account, [`Account ${account.id} is now on ${account.plan}`]);
     },
   },
