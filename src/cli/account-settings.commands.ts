@@ -36,6 +36,7 @@ export const accountSettingsCommands: Command[] = [
   // website or the contact email.
   {
     path: ['account', 'update'],
+    services: ['accounts'],
     usage: 'account update ACCOUNT_ID [--name N] [--website URL] [--contact-email E]',
     positionals: ['ACCOUNT_ID'],
     options: { name: { type: 'string' }, website: { type: 'string' }, 'contact-email': { type: 'string' } },

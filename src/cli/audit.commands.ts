@@ -6,6 +6,7 @@ import { print } from './output.js';
 export const auditCommands: Command[] = [
   {
     path: ['audit', 'verify'],
+    services: ['audit'],
     usage: 'audit verify ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {

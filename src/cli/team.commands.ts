@@ -21,6 +21,7 @@ const team = (ctx: CommandContext) => deps(ctx).services.team;
 export const teamCommands: Command[] = [
   {
     path: ['user', 'create'],
+    services: ['users'],
     usage: `user create ACCOUNT_ID --email EMAIL [--role ${ROLES.join('|')}]   (password from standard input, or generated and printed once)`,
     positionals: ['ACCOUNT_ID'],
     options: { ...emailOption, ...roleOption },
@@ -43,6 +44,7 @@ export const teamCommands: Command[] = [
   },
   {
     path: ['user', 'list'],
+    services: ['team', 'accounts'],
     usage: 'user list ACCOUNT_ID',
     positionals: ['ACCOUNT_ID'],
     async run(ctx) {
@@ -57,6 +59,7 @@ export const teamCommands: Command[] = [
   },
   {
     path: ['user', 'remove'],
+    services: ['team', 'accounts'],
     usage: 'user remove ACCOUNT_ID --email EMAIL   (their sessions end at once; their API keys stay)',
     positionals: ['ACCOUNT_ID'],
     options: emailOption,
@@ -71,6 +74,7 @@ export const teamCommands: Command[] = [
   },
   {
     path: ['user', 'role'],
+    services: ['team', 'accounts'],
     usage: `user role ACCOUNT_ID --email EMAIL --role ${ROLES.join('|')}`,
     positionals: ['ACCOUNT_ID'],
     options: { ...emailOption, ...roleOption },
@@ -85,6 +89,7 @@ export const teamCommands: Command[] = [
   },
   {
     path: ['user', 'reset-password'],
+    services: ['team', 'accounts'],
     usage: 'user reset-password ACCOUNT_ID --email EMAIL   (prints a single-use link valid one hour)',
     positionals: ['ACCOUNT_ID'],
     options: emailOption,

@@ -46,6 +46,18 @@ function failed(r: CliResult, what: string, message: RegExp) {
 const certsvc = (...args: string[]) => runCli([...args, '--json'], env);
 
 describe('certsvc user list|role|remove|reset-password', () => {
+  it('changes and removes users of an account that has no owner yet (no owner is taken away)', async () => {
+    const accountId = (await deps.services.accounts.create({ name: 'No owner yet', plan: 'Business' })).id;
+    const issuer = `issuer-${randomBytes(4).toString('hex')}@example.com`;
+    json(await certsvc('user', 'create', accountId, '--email', issuer, '--role', 'issuer'), 'create issuer');
+    const changed = json(
+      await certsvc('user', 'role', accountId, '--email', issuer, '--role', 'viewer'),
+      'role',
+    );
+    assert.equal((changed.user as { role: string }).role, 'viewer');
+    json(await certsvc('user', 'remove', accountId, '--email', issuer), 'remove');
+  });
+
   it('runs the team, keeping an owner, and records each change as cli', async () => {
     const accountId = (await deps.services.accounts.create({ name: 'CLI team', plan: 'Business' })).id;
     const owner = `owner-${randomBytes(4).toString('hex')}@example.com`;

@@ -16,9 +16,10 @@ export function assertMayChange(by: Role, target: Role, what: 'remove' | 'demote
   }
 }
 
-// The owners left after the change: at least one.
-export function assertOwnerRemains(roles: Role[]): void {
-  if (!roles.includes('owner')) {
+// The owners left after a change to a user who is an owner: at least one. (A change to anyone else
+// takes no owner away: it is allowed even on an account that has none yet, e.g. made by the CLI.)
+export function assertOwnerRemains(target: Role, roles: Role[]): void {
+  if (target === 'owner' && !roles.includes('owner')) {
     throw new ConflictError('An account keeps at least one owner: make someone else owner first.');
   }
 }

@@ -104,7 +104,10 @@ export function createTeamService(deps: { db: Db; now: () => Date; mail: TeamMai
         if (target.role === role) return memberView(target);
         assertMayGiveRole(by.role, role);
         assertMayChange(by.role, target.role, 'demote');
-        assertOwnerRemains(members.map((m) => (m.id === userId ? role : m.role)));
+        assertOwnerRemains(
+          target.role,
+          members.map((m) => (m.id === userId ? role : m.role)),
+        );
         await repo.setRole(tx, accountId, userId, role);
         await recordAudit(
           tx,
@@ -128,7 +131,10 @@ export function createTeamService(deps: { db: Db; now: () => Date; mail: TeamMai
       return db.transaction(async (tx) => {
         const { members, target } = await lockTarget(tx, accountId, userId);
         assertMayChange(by.role, target.role, 'remove');
-        assertOwnerRemains(members.filter((m) => m.id !== userId).map((m) => m.role));
+        assertOwnerRemains(
+          target.role,
+          members.filter((m) => m.id !== userId).map((m) => m.role),
+        );
         await repo.deleteMember(tx, accountId, userId);
         await recordAudit(
           tx,
