@@ -10,6 +10,7 @@ import { auditPage, AUDIT_PER_PAGE, type AuditFilterText } from './pages/audit.p
 import { pageNumber } from './params.js';
 import { pageFrame, routeKit } from './routes.js';
 import { html as send, signedIn } from './session.js';
+import { assertStorable } from '../platform/validation.js';
 
 // Settings > Audit log and its CSV export (permission `audit`): the same filters, the same service
 // as GET /api/v1/audit-events. The export is itself an event (audit.exported).
@@ -51,6 +52,8 @@ function instant(value: string, field: 'from' | 'to'): Date | undefined {
 }
 
 export function filterOf(f: AuditFilterText): AuditFilter {
+  // Text the database cannot hold (a NUL) is refused here, as the API's query schema refuses it.
+  assertStorable({ who: f.who, action: f.action, from: f.from, to: f.to });
   if (f.action !== '' && !(AUDIT_ACTIONS as readonly string[]).includes(f.action)) {
     throw new ValidationError(
       [{ path: ['action'], message: 'is not an action' }],

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ValidationError } from '../platform/errors.js';
+import { ForbiddenError, ValidationError } from '../platform/errors.js';
 import { SSO_PENDING_MS, SsoRefusal } from '../modules/sso/sso.service.js';
 import type { Pending } from '../modules/sso/oidc.js';
 import type { SsoInput } from '../modules/sso/sso-settings.js';
@@ -70,8 +70,15 @@ export function ssoRoutes(app: FastifyInstance, deps: DashboardDeps) {
     });
   });
 
+  // Owners only: whoever sets the provider can sign in as any user of the account (an owner too),
+  // so an admin, who may not make owners, may read these settings but not change them.
   app.post(path, { preHandler: kit.form('organisation') }, async (request, reply) => {
-    const { accountId } = signedIn(request).user;
+    const { accountId, role } = signedIn(request).user;
+    if (role !== 'owner') {
+      throw new ForbiddenError(
+        'Only an owner can change single sign-on: its provider can sign in as anyone.',
+      );
+    }
     const input = settingsInput(request);
     try {
       await sso.save(signedIn(request).principal, accountId, input);

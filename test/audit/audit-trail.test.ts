@@ -208,6 +208,10 @@ describe('audit trail: API, dashboard, CLI', () => {
     });
     const refused = await client.get('/dashboard/settings/audit.csv?action=nope');
     assert.equal(refused.statusCode, 422);
+    // Text the database cannot hold is a clear refusal, not a 500.
+    for (const url of ['/dashboard/settings/audit?who=%00', '/dashboard/settings/audit.csv?who=a%00b']) {
+      assert.equal((await client.get(url)).statusCode, 422, url);
+    }
   });
 
   it('certsvc audit verify: exit 0 with the count; after a superuser edits a row, exit 1 naming it', async () => {

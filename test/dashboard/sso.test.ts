@@ -289,6 +289,7 @@ describe('single sign-on (OpenID Connect)', () => {
     assert.match(res.headers.location as string, new RegExp(`^/dashboard/sso/${tenant.accountId}/start`));
     const none = await browser.get('/dashboard/sso?email=x%40nowhere.test');
     assert.equal(none.statusCode, 404);
+    assert.equal((await browser.get('/dashboard/sso?email=a%40b%00')).statusCode, 404, 'a NUL finds nothing');
   });
 
   it('with password sign-in off, only owners sign in with a password; only an owner turns it off', async () => {
@@ -301,17 +302,14 @@ describe('single sign-on (OpenID Connect)', () => {
     await t.deps.db.query("UPDATE users SET role = 'admin' WHERE email = $1", [issuerEmail]);
     const admin = formClient(t);
     await signInWith(admin, issuerEmail, PASSWORD);
-    // An admin's form cannot turn it off.
-    await admin.get('/dashboard/settings/sign-in');
-    assert.equal(
-      (
-        await admin.post(
-          '/dashboard/settings/sign-in',
-          settingsForm({ clientSecret: '', passwordSignIn: '' }),
-        )
-      ).statusCode,
-      303,
+    // An admin may read the settings but not change them (its provider could sign in as an owner).
+    assert.equal((await admin.get('/dashboard/settings/sign-in')).statusCode, 200);
+    const byAdmin = await admin.post(
+      '/dashboard/settings/sign-in',
+      settingsForm({ clientSecret: '', passwordSignIn: '', issuerUrl: 'http://127.0.0.1:9/' }),
     );
+    assert.equal(byAdmin.statusCode, 403);
+    assert.match(byAdmin.body, /Only an owner can change single sign-on/);
     let row = await t.deps.db.query('SELECT password_sign_in FROM account_sso WHERE account_id = $1', [
       tenant.accountId,
     ]);

@@ -243,6 +243,13 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     const u = await newUser();
     const c = await signedIn(u.email);
     const { secret } = await turnOnTwoFactor(c, t.clock);
+    // On, it is not replaced with a new secret and new recovery codes by a session alone.
+    const before = await t.deps.db.query('SELECT two_factor_secret FROM users WHERE id = $1', [u.id]);
+    const again = await c.post('/dashboard/settings/profile/two-factor/start', {});
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /turn it off first/);
+    const after = await t.deps.db.query('SELECT two_factor_secret FROM users WHERE id = $1', [u.id]);
+    assert.deepEqual(after.rows, before.rows);
     t.clock.move(STEP_MS);
     const noPassword = await c.post('/dashboard/settings/profile/two-factor/disable', {
       password: 'wrong password here',

@@ -175,7 +175,7 @@ export function createSsoService(deps: { db: Db; vault?: KeyVault; now: () => Da
     /** The account whose provider signs in this email's domain, if any. */
     async accountForEmail(emailOrDomain: string): Promise<string | undefined> {
       const domain = emailOrDomain.trim().toLowerCase().split('@').pop() ?? '';
-      if (!domain || domain.length > 253) return undefined;
+      if (!domain || domain.length > 253 || domain.includes('\0')) return undefined;
       return repo.findAccountByDomain(db, domain);
     },
 

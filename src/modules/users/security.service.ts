@@ -1,3 +1,4 @@
+import { ConflictError } from '../../platform/errors.js';
 import type { Db } from '../../platform/db/db.js';
 import { AppError, ValidationError } from '../../platform/errors.js';
 import type { Doer, Origin } from '../../platform/principal.js';
@@ -70,9 +71,21 @@ function twoFactor(deps: SecurityDeps) {
     return (await repo.takeRecoveryCode(deps.db, userId, recoveryCodeHash(code))) ? 'recovery' : undefined;
   }
 
+  // Two-factor already on is changed only by turning it off first (password and a code): a session
+  // alone must not replace the secret and the recovery codes.
+  async function refuseWhenOn(userId: string): Promise<void> {
+    const row = await repo.readSecrets(deps.db, userId);
+    if (row?.two_factor_secret) {
+      throw new ConflictError(
+        'Two-factor sign-in is on: turn it off first (password and a code) to set up another.',
+      );
+    }
+  }
+
   return {
     /** A new secret to set up (replacing one not yet confirmed), shown as text and as a link. */
     async startTwoFactor(user: Who): Promise<{ secret: string; uri: string }> {
+      await refuseWhenOn(user.id);
       const secret = newTotpSecret();
       await repo.setPendingSecret(deps.db, user.id, vault().seal(Buffer.from(secret), aad(user.id)));
       return setup(secret, user);
@@ -87,6 +100,7 @@ function twoFactor(deps: SecurityDeps) {
 
     /** Turns two-factor on when `code` is right for the pending secret: the ten recovery codes. */
     async confirmTwoFactor(doer: Doer, user: Who, code: string): Promise<string[]> {
+      await refuseWhenOn(user.id);
       const row = await repo.readSecrets(deps.db, user.id);
       const pending = row?.two_factor_pending_secret;
       if (!pending) throw codeRefused('Start again: there is no two-factor set-up in progress.');
