@@ -293,9 +293,10 @@ describe('team: roles and the last owner', () => {
     const c = (
       await deps.services.users.create({ accountId: tenant.accountId, email: email('c'), password: PASSWORD })
     ).user;
+    // The owner left by the removals (c is an owner too: users.create makes owners by default).
     const { rows } = await deps.db.query<{ id: string; email: string }>(
-      "SELECT id, email FROM users WHERE account_id = $1 AND role = 'owner'",
-      [tenant.accountId],
+      "SELECT id, email FROM users WHERE account_id = $1 AND role = 'owner' AND id <> $2",
+      [tenant.accountId, c.id],
     );
     const survivor = rows[0]!;
     await deps.services.team.changeRole(tenant.accountId, as(survivor), c.id, 'owner');

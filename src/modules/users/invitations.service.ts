@@ -10,7 +10,7 @@ import { hashPassword } from './password.js';
 import * as repo from './team.repository.js';
 import { assertMayGiveRole } from './team-rules.js';
 import type { InvitationView, TeamActor, TeamMail } from './team.service.js';
-import { findUserByEmail, insertUser } from './users.repository.js';
+import { findUserByEmail, insertUser, stampSignIn } from './users.repository.js';
 import { assertNewPassword, userEmail, userRole } from './users.service.js';
 
 // Invitations to a team (issue 29): a single-use link valid 7 days under /dashboard/invitations/,
@@ -160,7 +160,7 @@ export function createInvitations(deps: {
         const user = await insertUser(tx, { id: uuidv7(), accountId, email, passwordHash, role });
         if (!user) throw new ConflictError(`${email} already has a certsvc user: sign in instead.`);
         await repo.closeInvitation(tx, invitation!.id, 'accepted_at', now);
-        await repo.stampSignIn(tx, user.id, now);
+        await stampSignIn(tx, user.id, now);
         const doer: Doer = { actor: { type: 'user', id: user.id, label: email }, origin };
         await recordAudit(
           tx,

@@ -81,16 +81,3 @@ export async function countRecoveryCodes(db: Queryable, userId: string): Promise
 export async function setRequireTwoFactor(db: Queryable, accountId: string, on: boolean): Promise<void> {
   await db.query('UPDATE accounts SET require_two_factor = $2 WHERE id = $1', [accountId, on]);
 }
-
-export async function setPasswordHash(db: Queryable, userId: string, hash: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, hash]);
-}
-
-// Every dashboard session of the user ends (a changed password, a removed user).
-export async function endSessions(db: Queryable, userId: string): Promise<void> {
-  await db.query('DELETE FROM dashboard_sessions WHERE user_id = $1', [userId]);
-}
-
-export async function markSignedIn(db: Queryable, userId: string, now: Date): Promise<void> {
-  await db.query('UPDATE users SET last_sign_in_at = $2 WHERE id = $1', [userId, now]);
-}

@@ -7,7 +7,8 @@ import { newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStep, totpUri } 
 import { recordAudit } from '../audit/audit-log.js';
 import { hashPassword, verifyPassword } from './password.js';
 import * as repo from './security.repository.js';
-import { findUserById } from './users.repository.js';
+import { findUserById, setPasswordHash, stampSignIn } from './users.repository.js';
+import { endSessionsOf } from './team.repository.js';
 import { MIN_PASSWORD_LENGTH, type UserView } from './users.service.js';
 
 // Each user's own sign-in security (issue 29): their password, two-factor sign-in (TOTP, RFC 6238,
@@ -188,8 +189,8 @@ function passwordAndSignIn(deps: SecurityDeps) {
       if (input.password !== input.again) throw passwordRefused('again', 'The two new passwords differ.');
       const hash = await hashPassword(input.password);
       await deps.db.transaction(async (tx) => {
-        await repo.setPasswordHash(tx, user.id, hash);
-        await repo.endSessions(tx, user.id);
+        await setPasswordHash(tx, user.id, hash);
+        await endSessionsOf(tx, user.id);
         await recordAudit(
           tx,
           user.accountId,
@@ -224,7 +225,7 @@ function passwordAndSignIn(deps: SecurityDeps) {
     async recordSignedIn(user: Who, origin: Origin, method: 'password' | 'totp' | 'recovery'): Promise<void> {
       const now = deps.now();
       await deps.db.transaction(async (tx) => {
-        await repo.markSignedIn(tx, user.id, now);
+        await stampSignIn(tx, user.id, now);
         await recordAudit(
           tx,
           user.accountId,

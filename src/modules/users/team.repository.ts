@@ -47,10 +47,6 @@ export async function endSessionsOf(db: Queryable, userId: string): Promise<void
   await db.query('DELETE FROM dashboard_sessions WHERE user_id = $1', [userId]);
 }
 
-export async function stampSignIn(db: Queryable, userId: string, now: Date): Promise<void> {
-  await db.query('UPDATE users SET last_sign_in_at = $2 WHERE id = $1', [userId, now]);
-}
-
 export interface InvitationRow {
   id: string;
   account_id: string;

@@ -10,7 +10,6 @@ import { isRole, ROLES, type Role } from '../shared/roles.js';
 import { EMAIL_MAX_LENGTH } from '../../platform/limits.js';
 import { SYSTEM, type Doer } from '../../platform/principal.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { stampSignIn } from './team.repository.js';
 
 export interface UserView {
   id: string;
@@ -111,11 +110,6 @@ export function createUsersService(deps: { db: Db; now: () => Date }) {
       });
       const user = userView(row);
       return { user, generatedPassword: input.password === undefined ? password : undefined };
-    },
-
-    // Settings > Team's "last sign-in": stamped by every successful sign-in.
-    async recordSignIn(userId: string): Promise<void> {
-      await stampSignIn(deps.db, userId, deps.now());
     },
 
     // The user whose email and password these are, or undefined (unknown email or wrong password alike).
