@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import * as holds from './import-holds.repository.js';
 import * as repo from './imports.repository.js';
-import { AT_ONCE_ROWS, stored, type ImportView, type NewImport } from './imports.service.js';
+import { AT_ONCE_ROWS, stored, type NewImport } from './new-import.js';
 
 // The quota in view (issue 29): an upload whose rows exceed the quota left is held, parsed and
 // checked, until the user starts its first N rows or cancels it; and "Retry the failed rows" makes a
@@ -20,13 +20,14 @@ export interface HoldView {
   createdAt: string;
 }
 
-interface Starts {
-  create(doer: Doer, input: NewImport): Promise<ImportView>;
-  issueAtOnce(doer: Doer, input: NewImport): Promise<ImportView>;
-  get(accountId: string, id: string): Promise<ImportView>;
+// How the imports service starts and reads imports (its ImportView as V).
+interface Starts<V> {
+  create(doer: Doer, input: NewImport): Promise<V>;
+  issueAtOnce(doer: Doer, input: NewImport): Promise<V>;
+  get(accountId: string, id: string): Promise<V>;
 }
 
-export function heldUploads(db: Db, imports: Starts) {
+export function heldUploads<V>(db: Db, imports: Starts<V>) {
   async function held(accountId: string, id: string): Promise<HoldView> {
     const row = await holds.findHold(db, accountId, id);
     if (!row) throw new NotFoundError('Upload');
@@ -47,13 +48,7 @@ export function heldUploads(db: Db, imports: Starts) {
     // Starts a held upload with its first `limit` rows (the others fail as over the quota), as any
     // upload starts: at once when it is small, else as an import for the workers. Once: the hold
     // is taken away, and a second start finds nothing.
-    async startHeld(
-      doer: Doer,
-      accountId: string,
-      id: string,
-      limit: number,
-      createdBy: string,
-    ): Promise<ImportView> {
+    async startHeld(doer: Doer, accountId: string, id: string, limit: number, createdBy: string): Promise<V> {
       const hold = await holds.takeHold(db, accountId, id);
       if (!hold) throw new NotFoundError('Upload');
       const input: NewImport = {
@@ -77,7 +72,7 @@ export function heldUploads(db: Db, imports: Starts) {
     // "Retry the failed rows": a new import of exactly the failed rows of an ended import (same
     // template, same values), started as any import. Once per import: a second retry answers the
     // first one's import, so no row is issued twice.
-    async retryFailed(doer: Doer, accountId: string, id: string, createdBy: string): Promise<ImportView> {
+    async retryFailed(doer: Doer, accountId: string, id: string, createdBy: string): Promise<V> {
       const imp = await repo.findImport(db, accountId, id);
       if (!imp) throw new NotFoundError('Import');
       const retryId = uuidv7();

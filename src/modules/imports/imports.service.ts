@@ -5,12 +5,11 @@ import { uuidv7 } from '../../platform/ids.js';
 import type { Doer, Principal } from '../../platform/principal.js';
 import { recordAudit, type AuditInput } from '../audit/audit-log.js';
 import { verificationUrl } from '../shared/certificate-links.js';
-import { QUOTA_MESSAGE, type BatchItem, type IssueService } from '../certificates/issue.service.js';
+import type { BatchItem, IssueService } from '../certificates/issue.service.js';
 import type { EmailsService } from '../certificates/certificate-emails.service.js';
 import * as repo from './imports.repository.js';
 import { heldUploads } from './held-uploads.js';
-import { BATCH_MAX_RECIPIENTS } from '../../platform/limits.js';
-import { issueText, MAX_CSV_ROWS, spreadsheetCell, type CsvRow } from './recipients-csv.js';
+import { issueText, MAX_CSV_ROWS, spreadsheetCell } from './recipients-csv.js';
 
 // Large imports (decisions section 20): a CSV's rows stored as a durable job, issued by any
 // instance's workers a chunk at a time, each chunk in one transaction with its rows' results.
@@ -21,38 +20,10 @@ export const MAX_IMPORT_ROWS = MAX_CSV_ROWS;
  * own, smaller limit (MAX_CSV_BYTES, 20 MB) while it is read.
  */
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
-/** Rows issued per transaction: one batch of the API's size. */
-export const CHUNK_ROWS = BATCH_MAX_RECIPIENTS;
-/** A dashboard upload of at most this many rows (one chunk) is issued at once, in the request. */
-export const AT_ONCE_ROWS = CHUNK_ROWS;
+export { AT_ONCE_ROWS, CHUNK_ROWS, OVER_QUOTA_REASON, stored, type NewImport } from './new-import.js';
+import { AT_ONCE_ROWS, stored, type NewImport } from './new-import.js';
+
 const TEMPLATE_GONE = 'The template was archived or deleted during the import';
-
-export interface NewImport {
-  accountId: string;
-  templateId: string;
-  fileName: string;
-  createdBy: string;
-  rows: CsvRow[];
-  /** Issue only the first `limit` rows (the quota left, as the user chose); the rest fail at once. */
-  limit?: number;
-  /** The import whose failed rows these are ("Retry the failed rows"), and the new import's id. */
-  retryOf?: string;
-  id?: string;
-}
-
-/** Why the rows after an upload's chosen first N failed: the quota's own reason, counted with it. */
-export const OVER_QUOTA_REASON = QUOTA_MESSAGE;
-
-// The import as stored: its rows in file order, cut into chunks.
-export function stored(id: string, input: NewImport) {
-  const { accountId, templateId, fileName, createdBy } = input;
-  const rows = input.rows.map((r) => ({ line: r.line, ...r.recipient }));
-  const issueRows = Math.max(1, Math.min(rows.length, input.limit ?? rows.length));
-  return {
-    ...{ id, accountId, templateId, fileName, createdBy, rows, chunkSize: CHUNK_ROWS, issueRows },
-    ...{ skipReason: OVER_QUOTA_REASON, retryOf: input.retryOf ?? null },
-  };
-}
 
 // The audit event of an import's start: its file's name and row count, not its rows.
 async function recordStarted(tx: Queryable, doer: Doer, id: string, input: NewImport, now: Date) {

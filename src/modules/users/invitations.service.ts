@@ -9,9 +9,27 @@ import { LinkGoneError, linkTokenHash, newLinkToken } from './link-token.js';
 import { hashPassword } from './password.js';
 import * as repo from './team.repository.js';
 import { assertMayGiveRole } from './team-rules.js';
-import type { InvitationView, TeamActor, TeamMail } from './team.service.js';
 import { findUserByEmail, insertUser, stampSignIn } from './users.repository.js';
 import { assertNewPassword, userEmail, userRole } from './users.service.js';
+
+/** Who changes the team: the doer the audit trail names, and the role their rights come from. */
+export interface TeamActor extends Doer {
+  role: Role;
+}
+
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string | null;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** What sends the invitation (services.accountMail); throws when the mail server refuses it. */
+export interface TeamMail {
+  send(input: { to: string; subject: string; text: string; html: string }): Promise<void>;
+}
 
 // Invitations to a team (issue 29): a single-use link valid 7 days under /dashboard/invitations/,
 // mailed at once; resent (a new link, the old one stops working), cancelled, accepted once.

@@ -1,10 +1,11 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError } from '../../platform/errors.js';
-import type { Doer } from '../../platform/principal.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { Role } from '../shared/roles.js';
 import { findAccount } from '../accounts/accounts.repository.js';
-import { createInvitations, listPending } from './invitations.service.js';
+import { createInvitations, listPending, type TeamActor, type TeamMail } from './invitations.service.js';
+
+export type { InvitationView, TeamActor, TeamMail } from './invitations.service.js';
 import { createResetLink } from './password-resets.js';
 import * as repo from './team.repository.js';
 import { assertMayChange, assertMayGiveRole, assertOwnerRemains } from './team-rules.js';
@@ -14,11 +15,6 @@ import { userEmail, userRole } from './users.service.js';
 // and removals. Every change and its audit event commit together; changes of roles lock the
 // account's users first, so concurrent requests cannot leave it without an owner.
 
-/** Who changes the team: the doer the audit trail names, and the role their rights come from. */
-export interface TeamActor extends Doer {
-  role: Role;
-}
-
 export interface MemberView {
   id: string;
   email: string;
@@ -26,15 +22,6 @@ export interface MemberView {
   createdAt: string;
   lastSignInAt: string | null;
   twoFactor: boolean;
-}
-
-export interface InvitationView {
-  id: string;
-  email: string;
-  role: Role;
-  invitedBy: string | null;
-  expiresAt: string;
-  createdAt: string;
 }
 
 function memberView(row: repo.MemberRow): MemberView {
@@ -46,11 +33,6 @@ function memberView(row: repo.MemberRow): MemberView {
     lastSignInAt: row.last_sign_in_at?.toISOString() ?? null,
     twoFactor: row.two_factor_enabled_at !== null,
   };
-}
-
-/** What sends the invitation (services.accountMail); throws when the mail server refuses it. */
-export interface TeamMail {
-  send(input: { to: string; subject: string; text: string; html: string }): Promise<void>;
 }
 
 export function createTeamService(deps: { db: Db; now: () => Date; mail: TeamMail; publicBaseUrl: string }) {
