@@ -2,8 +2,7 @@ import { isIP } from 'node:net';
 import { createApp } from '../app.js';
 import type { Config } from '../config.js';
 import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
-import { purgeExpiredSessions } from '../dashboard/sessions.repository.js';
-import { purgeExpiredOperatorSessions } from '../admin/sessions.repository.js';
+import { DASHBOARD_SESSIONS, OPERATOR_SESSIONS, purgeExpiredSessions } from '../platform/session-table.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
 import { createDemo, demoLines, type DemoResult } from './demo.js';
@@ -132,10 +131,10 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
     const purge = () =>
       Promise.all([
         purgeExpiredIdempotencyKeys(deps.db).catch((err) => logger.warn({ err }, 'idempotency purge failed')),
-        purgeExpiredSessions(deps.db, deps.now()).catch((err) =>
+        purgeExpiredSessions(deps.db, DASHBOARD_SESSIONS, deps.now()).catch((err) =>
           logger.warn({ err }, 'session purge failed'),
         ),
-        purgeExpiredOperatorSessions(deps.db, deps.now()).catch((err) =>
+        purgeExpiredSessions(deps.db, OPERATOR_SESSIONS, deps.now()).catch((err) =>
           logger.warn({ err }, 'operator session purge failed'),
         ),
       ]);
