@@ -55,9 +55,17 @@ export const DesignFont = Type.Object(
   },
 );
 
+// Which page an element is drawn on (decisions 24): 1 (the default) or 2, when the design has two pages.
+const OnPage = Type.Optional(
+  Type.Union([Type.Literal(1), Type.Literal(2)], {
+    description: 'The page it is drawn on: 1 (default) or 2',
+  }),
+);
+
 export const TextElement = Type.Object(
   {
     type: Type.Literal('text'),
+    page: OnPage,
     text: Type.String({ minLength: 1, maxLength: 2000, description: 'Text with {{placeholders}}' }),
     x: Type.Number({ minimum: 0 }),
     y: Type.Number({ minimum: 0 }),
@@ -81,6 +89,7 @@ export const TextElement = Type.Object(
 export const ImageElement = Type.Object(
   {
     type: Type.Literal('image'),
+    page: OnPage,
     src: ImageSource,
     x: Type.Number({ minimum: 0 }),
     y: Type.Number({ minimum: 0 }),
@@ -93,6 +102,7 @@ export const ImageElement = Type.Object(
 export const QrElement = Type.Object(
   {
     type: Type.Literal('qr'),
+    page: OnPage,
     x: Type.Number({ minimum: 0 }),
     y: Type.Number({ minimum: 0 }),
     size: Type.Number({ minimum: 36, maximum: 600 }),
@@ -105,6 +115,7 @@ export const QrElement = Type.Object(
 export const RectElement = Type.Object(
   {
     type: Type.Literal('rect'),
+    page: OnPage,
     x: Type.Number({ minimum: 0 }),
     y: Type.Number({ minimum: 0 }),
     width: Type.Number({ exclusiveMinimum: 0 }),
@@ -116,19 +127,152 @@ export const RectElement = Type.Object(
   { additionalProperties: false, description: 'Filled and/or outlined rectangle (borders, bands)' },
 );
 
+export const LineElement = Type.Object(
+  {
+    type: Type.Literal('line'),
+    page: OnPage,
+    x: Type.Number({
+      minimum: 0,
+      description: 'Where the line starts (its left end, or its top end when vertical)',
+    }),
+    y: Type.Number({ minimum: 0 }),
+    length: Type.Number({ exclusiveMinimum: 0 }),
+    direction: Type.Optional(
+      Type.Union([Type.Literal('horizontal'), Type.Literal('vertical')], { default: 'horizontal' }),
+    ),
+    weight: Type.Optional(
+      Type.Number({ minimum: 0.25, maximum: 20, default: 1, description: 'Stroke width in points' }),
+    ),
+    color: Type.Optional(Color),
+    dash: Type.Optional(
+      Type.Union([Type.Literal('solid'), Type.Literal('dashed'), Type.Literal('dotted')], {
+        default: 'solid',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'A straight horizontal or vertical rule (signature lines, dividers)',
+  },
+);
+
+export const SignatoryElement = Type.Object(
+  {
+    type: Type.Literal('signatory'),
+    page: OnPage,
+    index: Type.Integer({ minimum: 1, maximum: 5, description: "Which of the template's signatories (1-5)" }),
+    x: Type.Number({ minimum: 0 }),
+    y: Type.Number({ minimum: 0 }),
+    width: Type.Number({ exclusiveMinimum: 0 }),
+    height: Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        "The whole block's height: the signature image above, then the line, the name and the title",
+    }),
+    size: Type.Optional(
+      Type.Number({
+        minimum: 4,
+        maximum: 72,
+        default: 12,
+        description: "The name's size; the title is 85% of it",
+      }),
+    ),
+    font: Type.Optional(Type.Union([FontName, CustomFontName])),
+    color: Type.Optional(Color),
+    align: Type.Optional(
+      Type.Union([Type.Literal('left'), Type.Literal('center'), Type.Literal('right')], {
+        default: 'center',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A signatory block, placed as one element: signature image, line, name and title (and organisation)',
+  },
+);
+
+export const TableColumn = Type.Object(
+  {
+    key: Type.String({
+      pattern: DATA_KEY_PATTERN,
+      description: "The key of each list item's value shown in this column",
+    }),
+    label: Type.String({ minLength: 1, maxLength: 200, description: "The column's heading" }),
+    width: Type.Number({ exclusiveMinimum: 0, description: 'Width in points' }),
+  },
+  { additionalProperties: false },
+);
+
+export const TableElement = Type.Object(
+  {
+    type: Type.Literal('table'),
+    page: Type.Literal(2, {
+      description: 'Tables are drawn on the second page, repeated onto further pages when long',
+    }),
+    field: Type.String({
+      pattern: DATA_KEY_PATTERN,
+      description: 'The key of a list field: one row per item',
+    }),
+    columns: Type.Array(TableColumn, { minItems: 1, maxItems: 8 }),
+    x: Type.Number({ minimum: 0 }),
+    y: Type.Number({ minimum: 0 }),
+    width: Type.Number({ exclusiveMinimum: 0 }),
+    height: Type.Number({
+      exclusiveMinimum: 0,
+      description: 'The room for rows on a page; further rows go onto further pages',
+    }),
+    size: Type.Optional(Type.Number({ minimum: 4, maximum: 72, default: 11 })),
+    font: Type.Optional(Type.Union([FontName, CustomFontName])),
+    color: Type.Optional(Color),
+    rule: Type.Optional(Color),
+  },
+  {
+    additionalProperties: false,
+    description: 'A table filled from a list field (a statement of attainment)',
+  },
+);
+
 export const TemplateField = Type.Object(
   {
     key: Type.String({ pattern: DATA_KEY_PATTERN }),
     label: Type.String({ minLength: 1, maxLength: 200 }),
     required: Type.Boolean(),
+    type: Type.Optional(
+      Type.Union([Type.Literal('text'), Type.Literal('list')], {
+        default: 'text',
+        description:
+          'text (default): one value; list: an array of objects (JSON data, or CSV columns key[0].col, key[1].col, ...) that a table shows one row per item',
+      }),
+    ),
   },
   { additionalProperties: false },
+);
+
+export const Signatory = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    title: Type.Optional(Type.String({ maxLength: 200 })),
+    organisation: Type.Optional(Type.String({ maxLength: 200 })),
+    signatureImage: Type.Optional(ImageSource),
+  },
+  {
+    additionalProperties: false,
+    description: 'A person who signs: printed on the PDF, not put in the credential',
+  },
 );
 
 export const Design = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    recipientDescription: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          "What recipients and wallets see: the credential's achievement description (the internal description stays internal)",
+      }),
+    ),
     title: Type.Optional(
       Type.String({
         minLength: 1,
@@ -189,8 +333,25 @@ export const Design = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    pages: Type.Optional(
+      Type.Union([Type.Literal(1), Type.Literal(2)], {
+        description: 'How many pages the design has (same size); absent means 1',
+      }),
+    ),
     fonts: Type.Optional(Type.Array(DesignFont, { maxItems: 4 })),
-    elements: Type.Array(Type.Union([TextElement, ImageElement, QrElement, RectElement]), { maxItems: 500 }),
+    signatories: Type.Optional(Type.Array(Signatory, { maxItems: 5 })),
+    elements: Type.Array(
+      Type.Union([
+        TextElement,
+        ImageElement,
+        QrElement,
+        RectElement,
+        LineElement,
+        SignatoryElement,
+        TableElement,
+      ]),
+      { maxItems: 500 },
+    ),
   },
   { additionalProperties: false },
 );
@@ -200,5 +361,11 @@ export type TextElement = Static<typeof TextElement>;
 export type ImageElement = Static<typeof ImageElement>;
 export type QrElement = Static<typeof QrElement>;
 export type RectElement = Static<typeof RectElement>;
+export type LineElement = Static<typeof LineElement>;
+export type SignatoryElement = Static<typeof SignatoryElement>;
+export type TableElement = Static<typeof TableElement>;
+export type TableColumn = Static<typeof TableColumn>;
+export type Signatory = Static<typeof Signatory>;
+export type DesignElement = Design['elements'][number];
 export type TemplateField = Static<typeof TemplateField>;
 export type DesignFont = Static<typeof DesignFont>;
