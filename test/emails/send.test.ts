@@ -179,6 +179,22 @@ describe('POST /certificates/:id/send', () => {
     );
   });
 
+  it('names the organisation the certificate was issued under, after a rename too', async () => {
+    const renamed = await createTenant(t.deps, { name: 'Demo Academy' });
+    const cert = await issue(renamed, { name: 'Edsger Dijkstra', email: 'edsger@example.com' });
+    await t.deps.services.accounts.updateProfile(
+      renamed.accountId,
+      { name: 'Northwind Academy' },
+      { actor: { type: 'cli', id: null, label: 'test' } },
+    );
+    const res = await send(renamed, cert.id);
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal((await settled(t.deps.db, res.json().data.id)).status, 'sent');
+    const parsed = await parseMail((await messageFor(cert.uniqueCode, 'edsger@example.com')).raw);
+    assert.ok(parsed.text?.includes('Demo Academy'), parsed.text);
+    assert.ok(!parsed.text?.includes('Northwind Academy'), parsed.text);
+  });
+
   it('delivers to recipientEmail when given, for that one send', async () => {
     const cert = await issue(tenant, { name: 'Grace Hopper', email: 'grace@example.com' });
     const res = await send(tenant, cert.id, { recipientEmail: 'registrar@example.org' });

@@ -224,7 +224,10 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
        RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id, s.kind, s.remind_days
      )
      SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
-            c.recipient_name, c.unique_code, c.title, a.name AS issuer_name,
+            c.recipient_name, c.unique_code, c.title,
+            -- The name the certificate was issued under (frozen, as on its PDF and credential);
+            -- certificates from before names were frozen take the account's.
+            COALESCE(c.issuer_name, a.name) AS issuer_name,
             c.issued_at, a.linkedin_organization_id, t.locale,
             EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id) AS has_credential,
             claimed.kind, claimed.remind_days, c.expires_at,
