@@ -254,6 +254,21 @@ describe('certsvc backup and restore (embedded default)', { timeout: 10 * WAIT_M
     assert.equal(readFileSync(existing, 'utf8'), 'an older backup');
   });
 
+  it('backs up with the service stopped: PostgreSQL runs for the copy only', async () => {
+    for (const server of servers) await stop(server);
+    const pidFile = path.join(sourceDir, 'pg', 'postmaster.pid');
+    assert.equal(existsSync(pidFile), false, 'no PostgreSQL on the folder');
+    const file = path.join(work, 'stopped.tar');
+    const r = await runCli(['backup', '--out', file], env(sourceDir));
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.includes(`to ${file}: `), r.stdout);
+    assert.equal(existsSync(pidFile), false, 'stopped again');
+    assert.deepEqual(
+      entries(work).filter((n) => n.endsWith('.partial')),
+      [],
+    );
+  });
+
   it('with DATABASE_URL, backup names pg_dump and restore pg_restore', async () => {
     const url = 'postgres://nobody@127.0.0.1:1/none';
     const b = await runCli(
