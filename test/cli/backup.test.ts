@@ -125,7 +125,7 @@ describe('certsvc backup and restore (embedded default)', { timeout: 10 * WAIT_M
   let key: string;
   let templateId: string;
 
-  it('backs up while batches of 500 are issued; the restored service has the same certificates', async () => {
+  it('backs up while batches of 500 are issued; the restored service has the same certificates', async (t) => {
     const source = await startServe(sourceDir);
     key = /API key .*: (svc_live_\w+)/.exec(source.output())![1]!;
     templateId = /Template: .* ([0-9a-f-]{36})/.exec(source.output())![1]!;
@@ -165,17 +165,34 @@ describe('certsvc backup and restore (embedded default)', { timeout: 10 * WAIT_M
       await issue(batch);
       while (!backupDone && batch < BATCHES) await issue(++batch);
     })();
+    // Single issues one after another meanwhile: small commits that land while the files are
+    // copied, which the WAL in the backup must bring in order (at most 200: the plan's quota).
+    const singles: string[] = [];
+    const issuingSingles = (async () => {
+      for (let i = 0; !backupDone && i < 200; i++) {
+        const res = await fetch(`${source.base}/api/v1/certificates`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            templateId,
+            recipient: { name: `Single ${i}`, email: `s-${i}@example.test`, data: { course: 'One' } },
+          }),
+        });
+        assert.equal(res.status, 201);
+        singles.push(((await res.json()) as { data: { id: string } }).data.id);
+      }
+    })();
     const backup = await runCli(['backup', '--out', backupFile, '--json'], env(sourceDir)).finally(
       () => (backupDone = true),
     );
-    await issuing;
+    await Promise.all([issuing, issuingSingles]);
     assert.equal(backup.code, 0, backup.stderr);
     const made = JSON.parse(backup.stdout) as { out: string; included: string[]; bytes: number };
     assert.equal(made.out, backupFile);
     assert.deepEqual(made.included, ['embedded-postgres.json', 'signing-keys.secret']);
     assert.ok(made.bytes > 501 * 30_000, `${made.bytes} bytes for more than 501 PDFs`);
     const sourceRows = new Map((await ask<Row>(sourceDir, CERTIFICATES)).map((r) => [r.id, r]));
-    assert.equal(sourceRows.size, 1 + 500 * batch);
+    assert.equal(sourceRows.size, 1 + 500 * batch + singles.length);
 
     const restore = await runCli(['restore', '--from', backupFile, '--json'], env(restoredDir));
     assert.equal(restore.code, 0, restore.stderr);
@@ -194,6 +211,18 @@ describe('certsvc backup and restore (embedded default)', { timeout: 10 * WAIT_M
       const n = rows.filter((r) => r.recipient_email.startsWith(`b${b}-`)).length;
       assert.ok(n === 0 || n === 500, `batch ${b}: ${n} of 500 restored`);
     }
+    // The single issues committed one after another: the backup holds a first part of them.
+    const restoredIds = new Set(rows.map((r) => r.id));
+    const held = singles.filter((id) => restoredIds.has(id)).length;
+    assert.deepEqual(
+      singles.map((id) => restoredIds.has(id)),
+      singles.map((_, i) => i < held),
+      `the first ${held} of ${singles.length} single issues, and no later one`,
+    );
+    t.diagnostic(
+      `restored ${rows.length} of ${sourceRows.size}: ${held} of ${singles.length} single issues, ` +
+        `batches ${Array.from({ length: batch }, (_, i) => rows.filter((r) => r.recipient_email.startsWith(`b${i + 1}-`)).length).join('/')}`,
+    );
     for (const r of rows) {
       assert.deepEqual(r, sourceRows.get(r.id), `certificate ${r.unique_code}`);
       assert.equal(r.pdf_hash, r.sha256, 'the stored PDF is the one its hash names');
