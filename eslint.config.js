@@ -56,6 +56,18 @@ export default tseslint.config(
     },
   ]),
   ...layer(['src/app.ts'], ['cli']),
+  // The browser code (src/browser/, bundled by scripts/build-browser.js) takes only types from the
+  // server's code (the design format): nothing of the server is bundled.
+  ...layer(
+    ['src/browser/**/*.ts'],
+    ['modules', 'dashboard', 'admin', 'cli', 'app', 'deps', 'services'],
+    undefined,
+    [{ group: ['**/platform/**', 'node:*'], message: 'src/browser/ runs in the browser: no server code.' }],
+  ),
+  {
+    files: ['src/browser/**/*.ts'],
+    rules: { '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: false }] },
+  },
 );
 
 // A no-restricted-imports rule for `files` that refuses imports of the named parts of src/ and, for a

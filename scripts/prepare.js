@@ -11,7 +11,8 @@ let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
-  if (existsSync(path.join(root, 'dist/src/cli/main.js'))) {
+  const built = ['dist/src/cli/main.js', 'dist/browser/manifest.json'];
+  if (built.every((file) => existsSync(path.join(root, file)))) {
     console.log('certsvc: no dev packages (--omit=dev): using the dist/ built before');
     process.exit(0);
   }
@@ -21,7 +22,12 @@ try {
   );
   process.exit(1);
 }
-for (const args of [[tsc, '-p', 'tsconfig.json'], [path.join(root, 'scripts/copy-assets.js')]]) {
+const steps = [
+  [tsc, '-p', 'tsconfig.json'],
+  [path.join(root, 'scripts/copy-assets.js')],
+  [path.join(root, 'scripts/build-browser.js')],
+];
+for (const args of steps) {
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -7,7 +7,8 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, STATUS_BY_CODE } from '../platform/errors.js';
 import { MAX_IMPORT_BYTES } from '../modules/imports/imports.service.js';
 import { BODY_LIMIT } from '../platform/limits.js';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import { DASHBOARD_CSS } from './assets.js';
+import { browserAssetByFile, IMMUTABLE } from '../platform/http/browser-assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
 import { DASHBOARD_HEADERS, errorPage } from './html.js';
@@ -158,14 +159,18 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     );
   });
 
-  for (const [file, asset, type] of [
-    ['dashboard.css', DASHBOARD_CSS, 'text/css; charset=utf-8'],
-    ['dashboard.js', DASHBOARD_JS, 'text/javascript; charset=utf-8'],
-  ] as const) {
-    app.get(`/assets/${file}`, async (_request, reply) =>
-      reply.header('Cache-Control', 'public, max-age=31536000, immutable').type(type).send(asset.body),
-    );
-  }
+  app.get('/assets/dashboard.css', async (_request, reply) =>
+    reply.header('Cache-Control', IMMUTABLE).type('text/css; charset=utf-8').send(DASHBOARD_CSS.body),
+  );
+  // The bundled scripts of src/browser/ (the dashboard's and the studio's), under their hashed names.
+  app.get('/assets/:file', async (request, reply) => {
+    const asset = browserAssetByFile((request.params as { file: string }).file, [
+      'dashboard.js',
+      'studio.js',
+    ]);
+    if (!asset) return sendPage(reply, 404, 'There is nothing here: the page does not exist.');
+    return reply.header('Cache-Control', IMMUTABLE).type(asset.type).send(asset.body);
+  });
 
   authRoutes(app, deps);
   signInCodeRoutes(app, deps);

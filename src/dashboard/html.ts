@@ -1,7 +1,7 @@
 import { formatDateUtc } from '../modules/verify/verify-page.dates.js';
 import { FAVICON_LINK } from '../platform/http/favicon.js';
 import { EMPTY, html, safe, type Html } from '../platform/html.js';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import { DASHBOARD_CSS, DASHBOARD_SCRIPT_PATH } from './assets.js';
 import { can, type Permission, type Role } from '../modules/shared/roles.js';
 
 // The dashboard's page frame and its own small helpers, built with the `html` tag of
@@ -101,7 +101,7 @@ export function page(frame: PageFrame): string {
           <title>${frame.title} · certsvc ${frame.door?.name ?? 'dashboard'}</title>
           ${safe(FAVICON_LINK)}
           <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${DASHBOARD_CSS.version}" />
-          <script src="/dashboard/assets/dashboard.js?v=${DASHBOARD_JS.version}" defer></script>
+          <script src="${DASHBOARD_SCRIPT_PATH}" defer></script>
           ${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}
         </head>
         <body>

@@ -13,7 +13,7 @@ import { confirmArchivePage, galleryPage, historyPage } from './pages/studio.pag
 import { form, pathId } from './params.js';
 import { pageFrame, routeKit } from './routes.js';
 import { html as send, setFlash, signedIn, takeFlash, userFrame } from './session.js';
-import { PDFJS_FILES, STUDIO_JS } from './studio-assets.js';
+import { PDFJS_FILES } from './studio-assets.js';
 
 // The design studio (issue 18, docs/dashboard.md): the gallery of starting designs, the editor,
 // versions, duplicate and archive. Every POST carries the CSRF token; the pages keep the
@@ -61,10 +61,10 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
   versionRoutes(app, deps);
 }
 
-// The editor's script and pdf.js, cached for good (their paths carry their version).
+// pdf.js, cached for good (its paths carry its version). The editor's own script is one of the
+// dashboard's hashed assets (dashboard.plugin.ts).
 function studioScripts(app: FastifyInstance) {
-  const scripts = [...Object.values(PDFJS_FILES), { path: STUDIO_JS.path, body: () => STUDIO_JS.body }];
-  for (const file of scripts) {
+  for (const file of Object.values(PDFJS_FILES)) {
     app.get(file.path.replace('/dashboard', ''), async (_request, reply) =>
       reply
         .header('Cache-Control', 'public, max-age=31536000, immutable')

@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  studioFontFamilies,
-  studioFontName,
-  studioNearest,
-  studioResize,
-} from '../../src/dashboard/studio-geometry.js';
+import { studioFontFamilies, studioFontName } from '../../src/browser/studio/fonts.js';
+import { studioNearest, studioResize } from '../../src/browser/studio/geometry.js';
 
 // The studio's resize and font-family rules, alone (the browser tests drive them through the page).
 

@@ -36,8 +36,8 @@ const TABLE: Record<string, Row> = {
   'GET /dashboard': { access: 'public' },
   'GET /dashboard/': { access: 'public' },
   'GET /dashboard/assets/dashboard.css': { access: 'public' },
-  'GET /dashboard/assets/dashboard.js': { access: 'public' },
-  'GET /dashboard/assets/studio.js': { access: 'public' },
+  // The bundled scripts of src/browser/ under their hashed names (dashboard-<HASH>.js, studio-<HASH>.js).
+  'GET /dashboard/assets/:file': { access: 'public' },
   'POST /dashboard/sign-in': { access: 'public' },
   'POST /dashboard/sign-out': { access: 'signed-in' },
   'GET /dashboard/invitations/:token': { access: 'public' },

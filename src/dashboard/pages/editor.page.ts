@@ -1,7 +1,7 @@
 import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues } from '../../pdf/pdf-renderer.js';
 import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
-import { PDFJS_FILES, STUDIO_JS } from '../studio-assets.js';
+import { PDFJS_FILES, STUDIO_SCRIPT_PATH } from '../studio-assets.js';
 import { csrfField, typed, type Flash } from '../html.js';
 import { html, longText, safe, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
@@ -50,7 +50,7 @@ function toolbar(d: Design): Html {
 
 // The studio (issue 18). Without JavaScript it is a working page: the preview PDF in a frame, the
 // design as JSON to edit, Save and Publish, the sample values and "Download preview PDF". The
-// script (studio-assets.ts) draws the real PDF with pdf.js in the design canvas, puts a box over
+// script (src/browser/studio/) draws the real PDF with pdf.js in the design canvas, puts a box over
 // each element and edits the same JSON, which Save sends.
 export function editorPage(opts: {
   user: User;
@@ -83,7 +83,7 @@ export function editorPage(opts: {
     section: 'templates',
     user: opts.user,
     flash: opts.flash,
-    scripts: [`${STUDIO_JS.path}?v=${STUDIO_JS.version}`],
+    scripts: [STUDIO_SCRIPT_PATH],
     heading: html`Edit ${typed(t.name)}`,
     body: html` <div class="actions studio-head">
         <span class="small"

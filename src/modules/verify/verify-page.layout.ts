@@ -8,15 +8,14 @@ import {
   messageFragment,
   type Language,
 } from '../../platform/i18n/i18n.js';
-import { copyLinkClient, digest, hex, kindOf, pdfCheckClient, sha256Fallback } from './verify-page.client.js';
+import { browserAsset } from '../../platform/http/browser-assets.js';
 import { VERIFY_PAGE_STYLE } from './verify-page.style.js';
 
 // The frame of every page under /verify/: the head (share tags, the inline CSS), the language
-// switcher, and the one inline script of the verification page.
+// switcher, and the verification page's script.
 
-// The page's script: the client functions, one after the other, in a function of their own.
-const CLIENT_FUNCTIONS = [sha256Fallback, hex, digest, kindOf, copyLinkClient, pdfCheckClient];
-export const VERIFY_PAGE_SCRIPT = `(function () {\n${CLIENT_FUNCTIONS.join('\n')}\ncopyLinkClient();\npdfCheckClient();\n})();`;
+// The page's script (src/browser/verify.ts), served under its hashed name (verify.routes.ts).
+export const VERIFY_SCRIPT_PATH = `/verify/assets/${browserAsset('verify.js').file}`;
 
 // How a CSP allows one inline style or script: the sha256 of its text.
 export function cspHash(text: string): string {
@@ -72,7 +71,7 @@ function languageSwitcher(lang: Language): Html {
 
 // A public page of the service (this page, the front door): one self-contained document in the
 // reader's language, its CSS inline (`style`, allowed by its hash), `top` above the body in <main>,
-// and the verification page's script when `script` is set.
+// and the verification page's script (an external file) when `script` is set.
 export function publicPage(page: {
   lang: Language;
   title: unknown;
@@ -97,7 +96,7 @@ ${page.head ?? EMPTY}<style>${safe(page.style)}</style>
 <main>
 ${page.top ?? EMPTY}${page.body}
 </main>
-${when(page.script, () => html`<script>${safe(VERIFY_PAGE_SCRIPT)}</script>\n`)}</body>
+${when(page.script, () => html`<script src="${VERIFY_SCRIPT_PATH}"></script>\n`)}</body>
 </html>
 `.toString();
 }

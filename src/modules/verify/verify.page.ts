@@ -4,17 +4,18 @@ import { certificateFileName } from '../shared/certificate-links.js';
 import { linkedInAddToProfileUrl } from '../shared/share-links.js';
 import { banner, ICON_QUESTION, issuerOf, stateOf, type PageState } from './verify-page.banner.js';
 import { expiryTime, formatDate, time } from './verify-page.dates.js';
-import { cspHash, layout, VERIFY_PAGE_SCRIPT, type PageMeta } from './verify-page.layout.js';
+import { cspHash, layout, type PageMeta } from './verify-page.layout.js';
 import { VERIFY_PAGE_STYLE } from './verify-page.style.js';
 import type { VerifyView } from './verify.schemas.js';
 
 // The public page that a certificate's link and QR code open (GET /verify/:code). It is one
-// self-contained document: inline CSS and one inline script, both allowed by their sha256 hash in
-// VERIFY_PAGE_CSP, nothing loaded from anywhere but the service's own fonts for names in scripts the
+// self-contained document: inline CSS allowed by its sha256 hash in VERIFY_PAGE_CSP and one script
+// of the service's own (script-src 'self'), nothing loaded from anywhere but the service's own
+// script and fonts for names in scripts the
 // reader's device has no font for. Every value shown is escaped by the `html` tag, and every value
 // that may be written right to left is isolated with dir="auto" (<bdi> inside sentences). Its parts:
 // the banner (verify-page.banner.ts), the frame (verify-page.layout.ts), the CSS and the script
-// (verify-page.style.ts, verify-page.client.ts).
+// (verify-page.style.ts, src/browser/verify.ts).
 
 // The page shows exactly what the JSON verification answers, and uses the account's page settings.
 // `expiresAt` is read when the verification carries it (certificates that expire).
@@ -23,7 +24,7 @@ import type { VerifyView } from './verify.schemas.js';
 export const VERIFY_PAGE_CSP = [
   "default-src 'none'",
   `style-src ${cspHash(VERIFY_PAGE_STYLE)}`,
-  `script-src ${cspHash(VERIFY_PAGE_SCRIPT)}`,
+  "script-src 'self'",
   'img-src data:',
   "font-src 'self'",
   "base-uri 'none'",

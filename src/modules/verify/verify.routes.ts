@@ -13,6 +13,7 @@ import {
   withRateHeaders,
 } from '../../platform/http/schemas.js';
 import { nameFontFile } from '../shared/name-fonts.js';
+import { browserAssetByFile, IMMUTABLE } from '../../platform/http/browser-assets.js';
 import { PreviewUnavailableError } from './preview-image.js';
 import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor } from './front-door.page.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
@@ -92,6 +93,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   frontDoorRoute(api);
   codeBoxRoute(api);
   pageFontRoute(app);
+  pageScriptRoute(app);
 }
 
 // The verification as JSON: the API operation, counted like the page.
@@ -339,6 +341,41 @@ function pageFontRoute(app: FastifyInstance) {
         .header('Cache-Control', 'public, max-age=31536000, immutable')
         .header('X-Content-Type-Options', 'nosniff')
         .send(createReadStream(path));
+    },
+  );
+}
+
+// The verification page's script (src/browser/verify.ts, bundled by scripts/build-browser.js), under
+// its hashed name: cacheable for a year. Part of the page, not of the API: hidden from the description.
+function pageScriptRoute(app: FastifyInstance) {
+  app.get(
+    '/verify/assets/:file',
+    {
+      config: { access: { kind: 'anonymous' } },
+      schema: {
+        hide: true,
+        operationId: 'verificationPageScript',
+        tags: ['Verification'],
+        summary: 'The script of the verification page (JavaScript)',
+        security: [],
+        params: Type.Object(
+          { file: Type.String({ description: 'e.g. verify-3F2A9C1B0D.js' }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: fileAnswer('text/javascript', '(the script)', 'The script, cacheable for a year'),
+          ...errorResponses(404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const asset = browserAssetByFile((request.params as { file: string }).file, ['verify.js']);
+      if (!asset) throw new NotFoundError('Script');
+      return reply
+        .type(asset.type)
+        .header('Cache-Control', IMMUTABLE)
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(asset.body);
     },
   );
 }

@@ -1,11 +1,6 @@
-// The browser side of the public verification page: "Copy link" and the "Check a PDF" drop zone.
-//
-// These functions are never called on the server. verify-page.layout.ts inlines their source text
-// (`fn.toString()`, in the order of CLIENT_FUNCTIONS) into one script of the page and allows exactly
-// that text with a sha256 hash in the Content-Security-Policy, so the page needs no script route, no
-// nonce and nothing from another origin. That is also why everything they use is declared in this
-// file: they may refer to each other, never to imports or to anything else. Being real functions
-// (not strings) keeps them type-checked and linted with the rest of the code.
+// The browser side of the public verification page (src/modules/verify/verify.page.ts): "Copy
+// link" and the "Check a PDF" drop zone. Bundled by scripts/build-browser.js and served from
+// /verify/assets/ (the page's CSP: script-src 'self').
 //
 // The file the visitor drops is hashed on the device and never sent anywhere (the CSP has no
 // connect-src either). WebCrypto only exists in secure contexts (https or localhost); a page opened
@@ -231,3 +226,6 @@ export function pdfCheckClient(): void {
   window.addEventListener('dragover', (event) => event.preventDefault());
   window.addEventListener('drop', (event) => event.preventDefault());
 }
+
+copyLinkClient();
+pdfCheckClient();

@@ -1,0 +1,155 @@
+import type { DesignElement, TextElement } from '../../pdf/design.schema.js';
+import type { Studio } from './context.js';
+import { studioFontFamilies } from './fonts.js';
+import { input } from './inputs.js';
+
+// The selected element's properties panel (#studio-props).
+
+/** The element's properties by name, for the panel's generic number and colour inputs. */
+const props = (e: DesignElement) => e as unknown as Record<string, unknown>;
+
+function numberProp(studio: Studio, e: DesignElement, key: string, label: string, min = 0, max = Infinity) {
+  return input(
+    studio,
+    label,
+    String(props(e)[key] ?? ''),
+    'number',
+    (v) => {
+      const n = Number(v);
+      if (v === '' && key === 'minSize') studio.state.commit(() => delete props(e).minSize);
+      else if (v !== '' && Number.isFinite(n) && n >= min && n <= max)
+        studio.state.commit(() => (props(e)[key] = n));
+    },
+    { attributes: { step: 'any', min: String(min) }, live: true },
+  );
+}
+
+// Font family and weight: the weights listed are the ones the family has (bundled DejaVu Sans
+// and Serif in Regular and Bold; a design's own font `x` with `x-bold` if the design has one).
+function fontProps(studio: Studio, e: TextElement) {
+  const families = studioFontFamilies(studio.fonts);
+  const current = e.font ?? 'sans';
+  const family = families.find((f) => f.weights.some((w) => w.name === current)) ?? families[0];
+  if (!family) return [];
+  const weight = family.weights.find((w) => w.name === current) ?? family.weights[0]!;
+  const label = (f: string) =>
+    f === 'sans' ? 'Sans (DejaVu Sans)' : f === 'serif' ? 'Serif (DejaVu Serif)' : f;
+  const familySelect = input(
+    studio,
+    'Font',
+    family.family,
+    'select',
+    (v) => {
+      const next = families.find((f) => f.family === v);
+      if (!next) return;
+      // The same weight in the new family when it has it, else its first.
+      const same = next.weights.find((w) => w.label === weight.label) ?? next.weights[0]!;
+      studio.state.commit(() => (e.font = same.name));
+    },
+    { options: families.map((f) => [f.family, label(f.family)]) },
+  );
+  const weightSelect = input(
+    studio,
+    'Weight',
+    weight.name,
+    'select',
+    (v) => studio.state.commit(() => (e.font = v)),
+    {
+      options: family.weights.map((w) => [w.name, w.label]),
+    },
+  );
+  return [familySelect, weightSelect];
+}
+
+function colorProp(studio: Studio, e: DesignElement, key: string, label: string, fallback: string) {
+  const value = (props(e)[key] as string | undefined) ?? fallback;
+  return input(studio, label, value.toLowerCase(), 'color', (v) =>
+    studio.state.commit(() => (props(e)[key] = v.toUpperCase())),
+  );
+}
+
+function textProps(studio: Studio, e: TextElement): HTMLElement[] {
+  const { state } = studio;
+  const parts: HTMLElement[] = [];
+  parts.push(
+    input(studio, 'Text', e.text, 'text', (v) => v && state.commit(() => (e.text = v)), {
+      attributes: { dir: 'auto' },
+      live: true,
+    }),
+  );
+  const placeholders = [
+    'recipient.name',
+    'certificate.issuedAt',
+    'certificate.uniqueCode',
+    'certificate.verificationUrl',
+    ...state.design.fields.map((f) => `data.${f.key}`),
+  ];
+  const pick = input(studio, 'Placeholder', placeholders[0]!, 'select', () => undefined, {
+    options: placeholders,
+  });
+  const insert = document.createElement('button');
+  insert.type = 'button';
+  insert.className = 'secondary';
+  insert.textContent = 'Insert placeholder';
+  insert.addEventListener('click', () => {
+    const which = (pick.querySelector('select') as HTMLSelectElement).value;
+    state.commit(() => (e.text = `${e.text}{{${which}}}`));
+  });
+  parts.push(pick, insert);
+  parts.push(...fontProps(studio, e));
+  parts.push(numberProp(studio, e, 'size', 'Size (pt)', 4, 200));
+  parts.push(colorProp(studio, e, 'color', 'Colour', '#000000'));
+  parts.push(
+    input(
+      studio,
+      'Alignment',
+      e.align ?? 'left',
+      'select',
+      (v) => state.commit(() => (e.align = v as TextElement['align'])),
+      {
+        options: ['left', 'center', 'right'],
+      },
+    ),
+  );
+  parts.push(numberProp(studio, e, 'minSize', 'Shrink to fit down to (pt)', 4, 200));
+  return parts;
+}
+
+/** Draws the panel of the selected element (or the hint when none is). */
+export function drawProps(studio: Studio): void {
+  const panel = document.getElementById('studio-props');
+  if (!panel) return;
+  const e = studio.state.design.elements[studio.state.selected];
+  if (!e) {
+    panel.innerHTML = '<p class="muted small">Select an element on the page or in the list.</p>';
+    return;
+  }
+  const parts: HTMLElement[] = [];
+  if (e.type === 'text') parts.push(...textProps(studio, e));
+  parts.push(numberProp(studio, e, 'x', 'X (pt)'), numberProp(studio, e, 'y', 'Y (pt)'));
+  if (e.type === 'qr')
+    parts.push(
+      numberProp(studio, e, 'size', 'Size (pt)', 36, 600),
+      colorProp(studio, e, 'color', 'Colour', '#000000'),
+    );
+  else parts.push(numberProp(studio, e, 'width', 'Width (pt)', 0.1));
+  if (e.type === 'rect' || e.type === 'image')
+    parts.push(numberProp(studio, e, 'height', 'Height (pt)', 0.1));
+  if (e.type === 'image') {
+    const picker = input(studio, 'Replace image', '', 'file', () => undefined, {
+      attributes: { accept: 'image/png,image/jpeg' },
+    });
+    const field = picker.querySelector('input') as HTMLInputElement;
+    field.addEventListener('change', () => {
+      const file = field.files?.[0];
+      if (file) void studio.replaceImage(e, file);
+    });
+    parts.push(picker);
+  }
+  if (e.type === 'rect')
+    parts.push(
+      colorProp(studio, e, 'fill', 'Fill', '#ffffff'),
+      colorProp(studio, e, 'stroke', 'Outline', '#000000'),
+    );
+  panel.replaceChildren(...parts);
+}
