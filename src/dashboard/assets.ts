@@ -15,11 +15,11 @@ const CSS = [
   browserAsset('dashboard.css').body.toString('utf8'),
 ].join('\n');
 
-function versioned(body: string) {
-  return { body, version: createHash('sha256').update(body).digest('hex').slice(0, 16) };
-}
-
-export const DASHBOARD_CSS = versioned(CSS);
+// Its file name carries the hash of the whole stylesheet, generated parts included (decisions 24).
+export const DASHBOARD_CSS = {
+  body: CSS,
+  file: `dashboard-${createHash('sha256').update(CSS).digest('hex').slice(0, 10).toUpperCase()}.css`,
+};
 
 /** The dashboard's script (src/browser/dashboard.ts), under its hashed name. */
 export const DASHBOARD_SCRIPT_PATH = `/dashboard/assets/${browserAsset('dashboard.js').file}`;

@@ -159,15 +159,17 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     );
   });
 
-  app.get('/assets/dashboard.css', async (_request, reply) =>
-    reply.header('Cache-Control', IMMUTABLE).type('text/css; charset=utf-8').send(DASHBOARD_CSS.body),
-  );
-  // The bundled scripts of src/browser/ (the dashboard's and the studio's), under their hashed names.
+  // The bundled scripts of src/browser/ (the dashboard's and the studio's) and the stylesheet, under
+  // their hashed names.
   app.get('/assets/:file', async (request, reply) => {
-    const asset = browserAssetByFile((request.params as { file: string }).file, [
-      'dashboard.js',
-      'studio.js',
-    ]);
+    const { file } = request.params as { file: string };
+    if (file === DASHBOARD_CSS.file) {
+      return reply
+        .header('Cache-Control', IMMUTABLE)
+        .type('text/css; charset=utf-8')
+        .send(DASHBOARD_CSS.body);
+    }
+    const asset = browserAssetByFile(file, ['dashboard.js', 'studio.js']);
     if (!asset) return sendPage(reply, 404, 'There is nothing here: the page does not exist.');
     return reply.header('Cache-Control', IMMUTABLE).type(asset.type).send(asset.body);
   });

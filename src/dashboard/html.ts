@@ -100,7 +100,7 @@ export function page(frame: PageFrame): string {
           <meta name="referrer" content="same-origin" />
           <title>${frame.title} · certsvc ${frame.door?.name ?? 'dashboard'}</title>
           ${safe(FAVICON_LINK)}
-          <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${DASHBOARD_CSS.version}" />
+          <link rel="stylesheet" href="/dashboard/assets/${DASHBOARD_CSS.file}" />
           <script src="${DASHBOARD_SCRIPT_PATH}" defer></script>
           ${(frame.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`)}
         </head>

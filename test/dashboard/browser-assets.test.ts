@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -41,11 +42,30 @@ describe('browser assets', () => {
     assert.doesNotMatch(browserAsset('studio.js').body.toString(), /typebox|\[Kind\]/i);
   });
 
+  it("serves the dashboard's stylesheet under the hash of its whole text, for a year", async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/dashboard/' });
+    const href = /<link rel="stylesheet" href="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    assert.match(href, /^\/dashboard\/assets\/dashboard-[0-9A-F]{10}\.css$/);
+    const res = await t.app.inject({ method: 'GET', url: href });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/css/);
+    assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const hash = createHash('sha256').update(res.body).digest('hex').slice(0, 10).toUpperCase();
+    assert.equal(href, `/dashboard/assets/dashboard-${hash}.css`);
+    // The generated parts (the name fonts) and the file's rules are both in it.
+    assert.match(res.body, /@font-face/);
+    assert.ok(res.body.includes(browserAsset('dashboard.css').body.toString('utf8')));
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/dashboard/assets/dashboard.css' })).statusCode,
+      404,
+    );
+  });
+
   it('serves the scripts under their hashed names for a year, and refuses other names', async () => {
     for (const [url, name] of [
       [`/dashboard/assets/${browserAsset('dashboard.js').file}`, 'dashboard.js'],
       [`/dashboard/assets/${browserAsset('studio.js').file}`, 'studio.js'],
-      [VERIFY_SCRIPT_PATH, 'verify.js'],
+      [`/verify/${VERIFY_SCRIPT_PATH}`, 'verify.js'],
     ] as const) {
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 200, url);

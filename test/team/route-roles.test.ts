@@ -35,8 +35,7 @@ const none = randomUUID();
 const TABLE: Record<string, Row> = {
   'GET /dashboard': { access: 'public' },
   'GET /dashboard/': { access: 'public' },
-  'GET /dashboard/assets/dashboard.css': { access: 'public' },
-  // The bundled scripts of src/browser/ under their hashed names (dashboard-<HASH>.js, studio-<HASH>.js).
+  // The bundled scripts of src/browser/ and the stylesheet under their hashed names (dashboard-<HASH>.js, studio-<HASH>.js, dashboard-<HASH>.css).
   'GET /dashboard/assets/:file': { access: 'public' },
   'POST /dashboard/sign-in': { access: 'public' },
   'POST /dashboard/sign-out': { access: 'signed-in' },

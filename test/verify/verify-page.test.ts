@@ -154,9 +154,10 @@ describe('verification page rendering (served by a local server with the CSP)', 
   let base = '';
 
   // Serves the rendered pages with the same headers as the app's route.
+  // Under /verify/, as the app serves them: the page's links (its script, its fonts) are relative.
   function serve(route: string, html: string, status = 200): string {
-    pages.set(route, { status, html });
-    return `${base}${route}`;
+    pages.set(`/verify${route}`, { status, html });
+    return `${base}/verify${route}`;
   }
 
   before(async () => {
@@ -200,7 +201,7 @@ describe('verification page rendering (served by a local server with the CSP)', 
     // The one link is the icon, a data: URL (platform/http/favicon.ts): nothing is loaded for it.
     assert.ok(html.includes(FAVICON_LINK) && FAVICON_LINK.includes('href="data:image/svg+xml,'));
     assert.ok(html.includes(`<script src="${VERIFY_SCRIPT_PATH}"></script>`));
-    assert.match(VERIFY_SCRIPT_PATH, /^\/verify\/assets\/verify-[0-9A-F]{8,}\.js$/);
+    assert.match(VERIFY_SCRIPT_PATH, /^assets\/verify-[0-9A-F]{8,}\.js$/);
     assert.doesNotMatch(
       html.replace(FAVICON_LINK, '').replace(`<script src="${VERIFY_SCRIPT_PATH}">`, ''),
       /\sstyle=|\son[a-z]+=|<link|src=/i,

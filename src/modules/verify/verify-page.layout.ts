@@ -14,8 +14,10 @@ import { VERIFY_PAGE_STYLE } from './verify-page.style.js';
 // The frame of every page under /verify/: the head (share tags, the inline CSS), the language
 // switcher, and the verification page's script.
 
-// The page's script (src/browser/verify.ts), served under its hashed name (verify.routes.ts).
-export const VERIFY_SCRIPT_PATH = `/verify/assets/${browserAsset('verify.js').file}`;
+// The page's script (src/browser/verify.ts), served under its hashed name (verify.routes.ts) at
+// /verify/assets/. The pages that load it are /verify/<code>: the link is relative, like the fonts',
+// so that the page works under a PUBLIC_BASE_URL with a base path.
+export const VERIFY_SCRIPT_PATH = `assets/${browserAsset('verify.js').file}`;
 
 // How a CSP allows one inline style or script: the sha256 of its text.
 export function cspHash(text: string): string {
