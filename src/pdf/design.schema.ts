@@ -240,9 +240,8 @@ export const TemplateField = Type.Object(
     required: Type.Boolean(),
     type: Type.Optional(
       Type.Union([Type.Literal('text'), Type.Literal('list')], {
-        default: 'text',
         description:
-          'text (default): one value; list: an array of objects (JSON data, or CSV columns key[0].col, key[1].col, ...) that a table shows one row per item',
+          'text (when absent): one value; list: an array of objects (JSON data, or CSV columns key[0].col, key[1].col, ...) that a table shows one row per item',
       }),
     ),
   },
