@@ -3,8 +3,10 @@ import type { Design } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { fontChain, type Face } from './fonts.js';
 import { preparedImage } from './images.js';
-import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
+import { lineOps } from './lines.js';
+import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
+import { signatoryLayout } from './signatory-block.js';
 import { layoutText, shapeLine, type TextBox } from './text-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
@@ -38,6 +40,8 @@ export interface DynamicText extends ElementFonts {
   elementIndex: number;
   segments: Segment[];
   box: TextBox;
+  /** Not drawn when every value it shows is empty ("Valid until {{certificate.expiresAt}}" without one). */
+  hideWhenEmpty: boolean;
 }
 
 export interface DynamicQr {
@@ -89,7 +93,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
   let nextObject = FIRST_IMAGE;
 
-  const images = new Map<string, { name: string; id: number }>(); // by data URL
+  const images = new Map<string, { name: string; id: number; width: number; height: number }>(); // by data URL
   const imageResource = (src: string): string => {
     const known = images.get(src);
     if (known) return known.name;
@@ -99,8 +103,13 @@ export function compileTemplate(design: Design): CompiledTemplate {
     writer.stream(id, image.dict + (smaskId ? ` /SMask ${smaskId} 0 R` : ''), image.data);
     if (image.smask) writer.stream(smaskId, image.smask.dict, image.smask.data);
     const name = `Im${images.size + 1}`;
-    images.set(src, { name, id });
+    images.set(src, { name, id, width: image.width, height: image.height });
     return name;
+  };
+  const placeImage = (src: string, box: { x: number; y: number; width: number; height: number }): string => {
+    const name = imageResource(src);
+    const y = pageHeight - box.y - box.height;
+    return `q ${num(box.width)} 0 0 ${num(box.height)} ${num(box.x)} ${num(y)} cm /${name} Do Q\n`;
   };
 
   const fonts = new Map<Face, DocumentFont>();
@@ -120,6 +129,14 @@ export function compileTemplate(design: Design): CompiledTemplate {
     pending = '';
   };
   const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
+  // Text that is the same on every certificate: its glyphs get fixed subset ids, so it is serialised
+  // once for all documents.
+  const staticText = (text: string, box: TextBox, fontsOf: ElementFonts, elementIndex: number): string => {
+    const line = shapeLine(text, fontChain(fontsOf.own, text, fontsOf.bold));
+    if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
+    const layout = layoutText(box, line, pageHeight, staticSink);
+    return 'ops' in layout ? layout.ops : '';
+  };
 
   if (design.background?.color) {
     pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
@@ -140,10 +157,24 @@ export function compileTemplate(design: Design): CompiledTemplate {
         pending += `q ${fill}${stroke}${rect} ${paint} Q\n`;
         break;
       }
-      case 'image': {
-        const name = imageResource(element.src);
-        const y = pageHeight - element.y - element.height;
-        pending += `q ${num(element.width)} 0 0 ${num(element.height)} ${num(element.x)} ${num(y)} cm /${name} Do Q\n`;
+      case 'image':
+        pending += placeImage(element.src, element);
+        break;
+      case 'line':
+        pending += lineOps(element, pageHeight);
+        break;
+      case 'signatory': {
+        const signatory = design.signatories?.[element.index - 1];
+        if (!signatory)
+          throw new Error(`elements[${elementIndex}] names a signatory the design does not have`);
+        const fontsOf = elementFonts(element.font, customFonts.faces);
+        const src = signatory.signatureImage;
+        if (src) imageResource(src);
+        const size = src ? images.get(src) : undefined;
+        const block = signatoryLayout(element, signatory, fontsOf.own[0]!.font, size);
+        if (src && block.image) pending += placeImage(src, block.image);
+        pending += lineOps(block.rule, pageHeight);
+        for (const { text, box } of block.lines) pending += staticText(text, box, fontsOf, elementIndex);
         break;
       }
       case 'qr':
@@ -171,15 +202,19 @@ export function compileTemplate(design: Design): CompiledTemplate {
           color: element.color ?? '#000000',
           metrics: fontsOf.own[0]!.font,
         };
-        const { segments, unknown } = parseText(element.text);
-        if (unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
+        const parsed = parseText(element.text);
+        if (parsed.unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
+        // The signatories' values are the template's: literal text from here on.
+        const { segments, placeholders, staticShown } = resolveSignatories(
+          parsed.segments,
+          design.signatories,
+        );
         const dynamic = segments.some((s) => 'ref' in s);
         if (!dynamic) {
-          // Static glyphs get fixed subset ids, so this text is serialised once for all documents.
-          const line = shapeLine(element.text, fontChain(fontsOf.own, element.text, fontsOf.bold));
-          if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
-          const layout = layoutText(box, line, pageHeight, staticSink);
-          pending += 'ops' in layout ? layout.ops : '';
+          // A text whose placeholders are all empty is not drawn (docs/design-format.md).
+          if (placeholders && !staticShown) break;
+          const text = segments.map((s) => ('literal' in s ? s.literal : '')).join('');
+          pending += staticText(text, box, fontsOf, elementIndex);
           break;
         }
         const showsCode = segments.some(
@@ -198,7 +233,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           refs.set(key, entry);
         }
         flush();
-        parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf });
+        parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf, hideWhenEmpty: !staticShown });
         break;
       }
     }
