@@ -165,7 +165,9 @@ function signatoryIssues(check: ElementCheck, element: SignatoryElement, say: Sa
     );
   const { needed } = signatoryLayout(element, signatory, own[0]!.font);
   if (element.height + 1e-6 < needed) {
-    const what = texts.length === 1 ? 'its line and name' : 'its line, name and title';
+    const what = ['its line and name', 'its line, name and title', 'its line, name, title and organisation'][
+      texts.length - 1
+    ];
     say(
       'height',
       `is ${num(element.height)} pt tall, too short for ${what}: make it at least ${num(Math.ceil(needed))} pt`,

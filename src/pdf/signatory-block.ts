@@ -1,4 +1,6 @@
-import type { LineElement, Signatory, SignatoryElement } from './design.schema.js';
+import type { Design, LineElement, Signatory, SignatoryElement } from './design.schema.js';
+import type { ImageObjects } from './image-objects.js';
+import { lineOps } from './lines.js';
 import { lineHeight, type TextBox } from './text-layout.js';
 import type { TrueTypeFont } from './truetype-font.js';
 
@@ -66,4 +68,21 @@ export function signatoryLayout(
     layout.image = { x, y: ruleY - gap - height, width, height };
   }
   return layout;
+}
+
+/** The block's operators: the image through the template's images, the texts as its static texts. */
+export function signatoryOps(
+  element: SignatoryElement,
+  design: Pick<Design, 'signatories' | 'page'>,
+  metrics: TrueTypeFont,
+  draw: { images: ImageObjects; text: (text: string, box: TextBox) => string },
+): string {
+  const signatory = design.signatories?.[element.index - 1];
+  if (!signatory) throw new Error(`the design has no signatory ${element.index}`);
+  const src = signatory.signatureImage;
+  const block = signatoryLayout(element, signatory, metrics, src ? draw.images.size(src) : undefined);
+  let ops = src && block.image ? draw.images.place(src, block.image) : '';
+  ops += lineOps(block.rule, design.page.height);
+  for (const { text, box } of block.lines) ops += draw.text(text, box);
+  return ops;
 }

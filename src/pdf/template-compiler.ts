@@ -2,11 +2,11 @@ import { CROCKFORD } from '../platform/ids.js';
 import type { Design } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { fontChain, type Face } from './fonts.js';
-import { preparedImage } from './images.js';
+import { ImageObjects } from './image-objects.js';
 import { lineOps } from './lines.js';
 import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
-import { signatoryLayout } from './signatory-block.js';
+import { signatoryOps } from './signatory-block.js';
 import { layoutText, shapeLine, type TextBox } from './text-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
@@ -91,26 +91,8 @@ export function compileTemplate(design: Design): CompiledTemplate {
   if (customFonts.issues.length > 0) throw new Error('the design has fonts that cannot be used');
   const writer = new PdfWriter();
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
-  let nextObject = FIRST_IMAGE;
-
-  const images = new Map<string, { name: string; id: number; width: number; height: number }>(); // by data URL
-  const imageResource = (src: string): string => {
-    const known = images.get(src);
-    if (known) return known.name;
-    const image = preparedImage(src);
-    const id = nextObject++;
-    const smaskId = image.smask ? nextObject++ : 0;
-    writer.stream(id, image.dict + (smaskId ? ` /SMask ${smaskId} 0 R` : ''), image.data);
-    if (image.smask) writer.stream(smaskId, image.smask.dict, image.smask.data);
-    const name = `Im${images.size + 1}`;
-    images.set(src, { name, id, width: image.width, height: image.height });
-    return name;
-  };
-  const placeImage = (src: string, box: { x: number; y: number; width: number; height: number }): string => {
-    const name = imageResource(src);
-    const y = pageHeight - box.y - box.height;
-    return `q ${num(box.width)} 0 0 ${num(box.height)} ${num(box.x)} ${num(y)} cm /${name} Do Q\n`;
-  };
+  const images = new ImageObjects(writer, FIRST_IMAGE, pageHeight);
+  const { signatories } = design;
 
   const fonts = new Map<Face, DocumentFont>();
   const staticSink = (face: Face, gid: number, text: string) => {
@@ -142,8 +124,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
   }
   if (design.background?.image) {
-    const name = imageResource(design.background.image);
-    pending += `q ${num(pageWidth)} 0 0 ${num(pageHeight)} 0 0 cm /${name} Do Q\n`;
+    pending += images.place(design.background.image, { x: 0, y: 0, width: pageWidth, height: pageHeight });
   }
 
   design.elements.forEach((element, elementIndex) => {
@@ -158,23 +139,15 @@ export function compileTemplate(design: Design): CompiledTemplate {
         break;
       }
       case 'image':
-        pending += placeImage(element.src, element);
+        pending += images.place(element.src, element);
         break;
       case 'line':
         pending += lineOps(element, pageHeight);
         break;
       case 'signatory': {
-        const signatory = design.signatories?.[element.index - 1];
-        if (!signatory)
-          throw new Error(`elements[${elementIndex}] names a signatory the design does not have`);
         const fontsOf = elementFonts(element.font, customFonts.faces);
-        const src = signatory.signatureImage;
-        if (src) imageResource(src);
-        const size = src ? images.get(src) : undefined;
-        const block = signatoryLayout(element, signatory, fontsOf.own[0]!.font, size);
-        if (src && block.image) pending += placeImage(src, block.image);
-        pending += lineOps(block.rule, pageHeight);
-        for (const { text, box } of block.lines) pending += staticText(text, box, fontsOf, elementIndex);
+        const text = (t: string, box: TextBox) => staticText(t, box, fontsOf, elementIndex);
+        pending += signatoryOps(element, design, fontsOf.own[0]!.font, { images, text });
         break;
       }
       case 'qr':
@@ -205,10 +178,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
         const parsed = parseText(element.text);
         if (parsed.unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
         // The signatories' values are the template's: literal text from here on.
-        const { segments, placeholders, staticShown } = resolveSignatories(
-          parsed.segments,
-          design.signatories,
-        );
+        const { segments, placeholders, staticShown } = resolveSignatories(parsed.segments, signatories);
         const dynamic = segments.some((s) => 'ref' in s);
         if (!dynamic) {
           // A text whose placeholders are all empty is not drawn (docs/design-format.md).
@@ -240,16 +210,16 @@ export function compileTemplate(design: Design): CompiledTemplate {
   });
   flush();
 
+  let { nextObject } = images;
   const compiledFonts = [...fonts.values()];
   for (const f of compiledFonts) {
     f.firstObject = nextObject;
     nextObject += 5;
   }
-  const imageResources = [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`);
   writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
   const pageEntries =
     `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >> ` +
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >> ` +
     `/Contents ${CONTENT_OBJECT} 0 R`;
 
   return {
