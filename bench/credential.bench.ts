@@ -33,7 +33,7 @@ function facts(i: number): CredentialFacts {
     achievementId: 'urn:uuid:0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c70',
     title: 'Safe Lifting',
     templateName: 'Course completion',
-    templateDescription: null,
+    recipientDescription: null,
     statusListUrl: 'https://certs.example.org/issuers/x/status/0',
     statusIndex: (i * 7919) % 131072,
   };

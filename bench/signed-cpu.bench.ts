@@ -67,7 +67,7 @@ async function credential(i: number, values: RenderValues): Promise<Buffer> {
     achievementId: 'urn:uuid:0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c70',
     title: 'Advanced TypeScript for Services',
     templateName: 'Course completion',
-    templateDescription: null,
+    recipientDescription: null,
     statusListUrl: 'https://certs.example.com/issuers/0192f1c4/status/0',
     statusIndex: (i * 7919) % 131072,
   });

@@ -110,6 +110,9 @@ export function renderDocument(
         issues.push({ path: ['verificationUrl'], message: 'cannot be encoded as a QR code (too long)' });
       }
     } else {
+      // A text whose placeholders all print nothing is not drawn (docs/design-format.md).
+      if (part.hideWhenEmpty && part.segments.every((s) => !('ref' in s) || !resolved.get(refKey(s.ref))))
+        continue;
       let text = '';
       for (const segment of part.segments) {
         text +=

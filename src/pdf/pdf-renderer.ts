@@ -6,7 +6,8 @@ import { designFaces, fallbackFaceIds } from './font-catalog.js';
 import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
 import type { Design } from './design.schema.js';
-import { parseText, type ValueRef } from './placeholders.js';
+import { parseText, resolveSignatories, type ValueRef } from './placeholders.js';
+import { signatoryTexts } from './signatory-block.js';
 import type { RenderOutcome, RenderTemplate, RenderValues, SealableOutcome } from './render-types.js';
 
 export type {
@@ -143,12 +144,20 @@ interface TextFonts {
 
 function textFonts(design: Design): TextFonts[] {
   const fallbackOf = new Map((design.fonts ?? []).map((f) => [f.name, f.fallback ?? 'sans']));
+  const bold = (font: string | undefined) => (fallbackOf.get(font ?? '') ?? font ?? 'sans').endsWith('bold');
   return design.elements.flatMap((e) => {
+    if (e.type === 'signatory') {
+      const signatory = design.signatories?.[e.index - 1];
+      return signatory
+        ? [{ bold: bold(e.font), literal: signatoryTexts(signatory).join('\n'), refs: [] }]
+        : [];
+    }
     if (e.type !== 'text') return [];
-    const { segments } = parseText(e.text);
+    // The signatories' values are literal text by now (resolveSignatories).
+    const { segments } = resolveSignatories(parseText(e.text).segments, design.signatories);
     return [
       {
-        bold: (fallbackOf.get(e.font ?? '') ?? e.font ?? 'sans').endsWith('bold'),
+        bold: bold(e.font),
         literal: segments.map((s) => ('literal' in s ? s.literal : '')).join(''),
         refs: segments.flatMap((s) => ('ref' in s ? [s.ref] : [])),
       },

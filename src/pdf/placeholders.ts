@@ -1,8 +1,11 @@
 import { DATA_KEY_PATTERN } from '../platform/ids.js';
+import type { Signatory } from './design.schema.js';
 import type { RenderValues } from './render-types.js';
 
 // Placeholders in design texts: {{recipient.name}}, {{data.KEY}}, {{certificate.issuedAt}},
 // {{certificate.expiresAt}}, {{certificate.uniqueCode}}, {{certificate.verificationUrl}}; whitespace inside the braces is allowed.
+// {{signatory.N.name}}, {{signatory.N.title}}, {{signatory.N.organisation}} are the template's own
+// (static) values: resolved when the template is compiled (resolveSignatories), never per recipient.
 
 export type ValueRef =
   | { source: 'name' }
@@ -10,7 +13,10 @@ export type ValueRef =
   | { source: 'issuedAt' }
   | { source: 'expiresAt' }
   | { source: 'uniqueCode' }
-  | { source: 'verificationUrl' };
+  | { source: 'verificationUrl' }
+  | { source: 'signatory'; index: number; part: SignatoryPart };
+
+export type SignatoryPart = 'name' | 'title' | 'organisation';
 
 export type Segment = { literal: string } | { ref: ValueRef };
 
@@ -51,16 +57,64 @@ function refFor(body: string): ValueRef | undefined {
     case 'certificate.verificationUrl':
       return { source: 'verificationUrl' };
   }
+  const signatory = signatoryPattern.exec(body);
+  if (signatory)
+    return { source: 'signatory', index: Number(signatory[1]), part: signatory[2] as SignatoryPart };
   const data = dataKeyPattern.exec(body);
   return data?.[1] ? { source: 'data', key: data[1] } : undefined;
 }
 
+const signatoryPattern = /^signatory\.([1-5])\.(name|title|organisation)$/;
+
+/** A signatory's value as a placeholder prints it; undefined when the design has no such signatory. */
+export function signatoryValue(
+  ref: { index: number; part: SignatoryPart },
+  signatories: readonly Signatory[] | undefined,
+): string | undefined {
+  const signatory = signatories?.[ref.index - 1];
+  return signatory === undefined ? undefined : (signatory[ref.part] ?? '').normalize('NFC');
+}
+
+export interface StaticText {
+  segments: Segment[];
+  /** Whether the text had placeholders, and whether every one it had is empty (a text not drawn). */
+  placeholders: boolean;
+  staticShown: boolean;
+}
+
+/**
+ * The template's own values (signatories) put in as literal text, when the template is compiled: what
+ * is left are the recipient's values. `staticShown` says whether any signatory value printed
+ * something, for the rule that a text whose placeholders are all empty is not drawn.
+ */
+export function resolveSignatories(
+  segments: Segment[],
+  signatories: readonly Signatory[] | undefined,
+): StaticText {
+  let placeholders = false;
+  let staticShown = false;
+  const out: Segment[] = [];
+  for (const segment of segments) {
+    if ('ref' in segment) placeholders = true;
+    if (!('ref' in segment) || segment.ref.source !== 'signatory') {
+      out.push(segment);
+      continue;
+    }
+    const value = signatoryValue(segment.ref, signatories) ?? '';
+    if (value !== '') staticShown = true;
+    out.push({ literal: value });
+  }
+  return { segments: out, placeholders, staticShown };
+}
+
 /** Where a value comes from, relative to the recipient (issue paths). */
 export function refPath(ref: ValueRef): (string | number)[] {
+  if (ref.source === 'signatory') return ['signatories', ref.index - 1, ref.part];
   return ref.source === 'data' ? ['data', ref.key] : [ref.source];
 }
 
 export function refKey(ref: ValueRef): string {
+  if (ref.source === 'signatory') return `signatory.${ref.index}.${ref.part}`;
   return ref.source === 'data' ? `data.${ref.key}` : ref.source;
 }
 
@@ -161,6 +215,10 @@ export function valueOf(ref: ValueRef, values: RenderValues, locale = 'en'): str
       return typeof values.uniqueCode === 'string' ? values.uniqueCode : undefined;
     case 'verificationUrl':
       return typeof values.verificationUrl === 'string' ? values.verificationUrl : undefined;
+    case 'signatory':
+      // The template's own value, put in when the template is compiled (resolveSignatories); the
+      // title (in the credential) refuses them (design-issues.ts).
+      return '';
   }
 }
 

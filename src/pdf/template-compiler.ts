@@ -2,9 +2,11 @@ import { CROCKFORD } from '../platform/ids.js';
 import type { Design } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { fontChain, type Face } from './fonts.js';
-import { preparedImage } from './images.js';
-import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
+import { ImageObjects } from './image-objects.js';
+import { lineOps } from './lines.js';
+import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
+import { signatoryOps } from './signatory-block.js';
 import { layoutText, shapeLine, type TextBox } from './text-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
@@ -38,6 +40,8 @@ export interface DynamicText extends ElementFonts {
   elementIndex: number;
   segments: Segment[];
   box: TextBox;
+  /** Not drawn when every value it shows is empty ("Valid until {{certificate.expiresAt}}" without one). */
+  hideWhenEmpty: boolean;
 }
 
 export interface DynamicQr {
@@ -87,21 +91,8 @@ export function compileTemplate(design: Design): CompiledTemplate {
   if (customFonts.issues.length > 0) throw new Error('the design has fonts that cannot be used');
   const writer = new PdfWriter();
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
-  let nextObject = FIRST_IMAGE;
-
-  const images = new Map<string, { name: string; id: number }>(); // by data URL
-  const imageResource = (src: string): string => {
-    const known = images.get(src);
-    if (known) return known.name;
-    const image = preparedImage(src);
-    const id = nextObject++;
-    const smaskId = image.smask ? nextObject++ : 0;
-    writer.stream(id, image.dict + (smaskId ? ` /SMask ${smaskId} 0 R` : ''), image.data);
-    if (image.smask) writer.stream(smaskId, image.smask.dict, image.smask.data);
-    const name = `Im${images.size + 1}`;
-    images.set(src, { name, id });
-    return name;
-  };
+  const images = new ImageObjects(writer, FIRST_IMAGE, pageHeight);
+  const { signatories } = design;
 
   const fonts = new Map<Face, DocumentFont>();
   const staticSink = (face: Face, gid: number, text: string) => {
@@ -120,13 +111,20 @@ export function compileTemplate(design: Design): CompiledTemplate {
     pending = '';
   };
   const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
+  // Text that is the same on every certificate: its glyphs get fixed subset ids, so it is serialised
+  // once for all documents.
+  const staticText = (text: string, box: TextBox, fontsOf: ElementFonts, elementIndex: number): string => {
+    const line = shapeLine(text, fontChain(fontsOf.own, text, fontsOf.bold));
+    if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
+    const layout = layoutText(box, line, pageHeight, staticSink);
+    return 'ops' in layout ? layout.ops : '';
+  };
 
   if (design.background?.color) {
     pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
   }
   if (design.background?.image) {
-    const name = imageResource(design.background.image);
-    pending += `q ${num(pageWidth)} 0 0 ${num(pageHeight)} 0 0 cm /${name} Do Q\n`;
+    pending += images.place(design.background.image, { x: 0, y: 0, width: pageWidth, height: pageHeight });
   }
 
   design.elements.forEach((element, elementIndex) => {
@@ -140,10 +138,16 @@ export function compileTemplate(design: Design): CompiledTemplate {
         pending += `q ${fill}${stroke}${rect} ${paint} Q\n`;
         break;
       }
-      case 'image': {
-        const name = imageResource(element.src);
-        const y = pageHeight - element.y - element.height;
-        pending += `q ${num(element.width)} 0 0 ${num(element.height)} ${num(element.x)} ${num(y)} cm /${name} Do Q\n`;
+      case 'image':
+        pending += images.place(element.src, element);
+        break;
+      case 'line':
+        pending += lineOps(element, pageHeight);
+        break;
+      case 'signatory': {
+        const fontsOf = elementFonts(element.font, customFonts.faces);
+        const text = (t: string, box: TextBox) => staticText(t, box, fontsOf, elementIndex);
+        pending += signatoryOps(element, design, fontsOf.own[0]!.font, { images, text });
         break;
       }
       case 'qr':
@@ -171,15 +175,16 @@ export function compileTemplate(design: Design): CompiledTemplate {
           color: element.color ?? '#000000',
           metrics: fontsOf.own[0]!.font,
         };
-        const { segments, unknown } = parseText(element.text);
-        if (unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
+        const parsed = parseText(element.text);
+        if (parsed.unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
+        // The signatories' values are the template's: literal text from here on.
+        const { segments, placeholders, staticShown } = resolveSignatories(parsed.segments, signatories);
         const dynamic = segments.some((s) => 'ref' in s);
         if (!dynamic) {
-          // Static glyphs get fixed subset ids, so this text is serialised once for all documents.
-          const line = shapeLine(element.text, fontChain(fontsOf.own, element.text, fontsOf.bold));
-          if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
-          const layout = layoutText(box, line, pageHeight, staticSink);
-          pending += 'ops' in layout ? layout.ops : '';
+          // A text whose placeholders are all empty is not drawn (docs/design-format.md).
+          if (placeholders && !staticShown) break;
+          const text = segments.map((s) => ('literal' in s ? s.literal : '')).join('');
+          pending += staticText(text, box, fontsOf, elementIndex);
           break;
         }
         const showsCode = segments.some(
@@ -198,23 +203,23 @@ export function compileTemplate(design: Design): CompiledTemplate {
           refs.set(key, entry);
         }
         flush();
-        parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf });
+        parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf, hideWhenEmpty: !staticShown });
         break;
       }
     }
   });
   flush();
 
+  let { nextObject } = images;
   const compiledFonts = [...fonts.values()];
   for (const f of compiledFonts) {
     f.firstObject = nextObject;
     nextObject += 5;
   }
-  const imageResources = [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`);
   writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
   const pageEntries =
     `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >> ` +
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >> ` +
     `/Contents ${CONTENT_OBJECT} 0 R`;
 
   return {

@@ -48,7 +48,7 @@ function facts(name: string, extra: Partial<CredentialFacts> = {}): CredentialFa
       'http://certs.test/issuers/0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c6d/achievements/0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c70',
     title: `Safe Lifting — ${name}`,
     templateName: 'Course completion',
-    templateDescription: null,
+    recipientDescription: null,
     statusListUrl: 'http://certs.test/issuers/0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c6d/status/0',
     statusIndex: 94567,
     ...extra,
@@ -82,7 +82,7 @@ describe('Open Badges 3.0 credentials, signed eddsa-rdfc-2022', () => {
     const names = [...WORLD_NAMES.map((w) => w.name), ...ODD];
     for (const name of names) {
       const { document, values } = openBadgeCredential(
-        facts(name, { templateDescription: name.length % 2 ? `About ${name}` : null }),
+        facts(name, { recipientDescription: name.length % 2 ? `About ${name}` : null }),
       );
       const fast = canonicalNQuads(fillRdfTemplate(template, values));
       const reference = await jsonld.canonize(document, {

@@ -110,7 +110,8 @@ describe('dashboard: design studio forms', () => {
     assert.equal(res.statusCode, 422);
     assert.match(
       res.body,
-      /Not saved\. The design is not valid: elements\.0\.text \{\{data\.nope\}\} uses a key that is not declared in fields/,
+      // The element named as the studio's list names it, from 1.
+      /Not saved\. The design is not valid: Text 1: \{\{data\.nope\}\} uses a key that is not declared in fields/,
     );
     assert.ok(res.body.includes('{{data.nope}}'), 'the typed JSON is shown again');
     const notJson = await client.post(`/dashboard/templates/${id}/edit`, { design: '{', intent: 'save' });

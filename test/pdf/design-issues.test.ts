@@ -92,8 +92,8 @@ describe('designIssues', () => {
     assert.deepEqual(
       issues.map((i) => [i.path, i.message.slice(0, 40)]),
       [
-        [['elements', 0, 'text'], 'contains characters that cannot be rende'],
-        [['elements', 1, 'text'], 'has an unclosed {{ or a stray }}'],
+        [['elements', 0, 'text'], 'Text 1: contains characters that cannot '],
+        [['elements', 1, 'text'], 'Text 2: has an unclosed {{ or a stray }}'],
       ],
     );
   });
@@ -135,7 +135,16 @@ describe('designIssues', () => {
         ['elements', 4, 'y'],
       ],
     );
-    assert.match(issues[0]?.message ?? '', /right edge of the page \(450 > 400\)/);
+    // Named as the studio's list names them, from 1; the path stays the API's, from 0.
+    assert.deepEqual(
+      issues.map((i) => i.message),
+      [
+        'Text 2: reaches past the right edge by 50 pt',
+        'Text 3: reaches past the bottom edge by 6.3 pt',
+        'Image 4: reaches past the right edge by 10 pt',
+        'QR code 5: reaches past the bottom edge by 10 pt',
+      ],
+    );
   });
 
   it('checks minSize against size and the static text', async () => {

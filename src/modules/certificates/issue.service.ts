@@ -97,7 +97,11 @@ function proofBatch(
   rendered: Rendered[],
 ): ProofBatch {
   return {
-    template: { id: template.id, name: template.name, description: template.description },
+    template: {
+      id: template.id,
+      name: template.name,
+      recipientDescription: template.design.recipientDescription ?? null,
+    },
     issuedAt,
     certificates: items.map((item, i) => ({
       certificateId: item.id,

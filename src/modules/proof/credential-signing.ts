@@ -26,7 +26,8 @@ export interface CredentialSubject {
 export interface CredentialIssue {
   accountId: string;
   accountName: string;
-  template: { id: string; name: string; description: string | null };
+  /** recipientDescription: the design's, what recipients and wallets see (not its internal description). */
+  template: { id: string; name: string; recipientDescription: string | null };
   issuedAt: Date;
   subjects: CredentialSubject[];
 }
@@ -65,7 +66,7 @@ export function createCredentialSigning(publicBaseUrl: string) {
           achievementId: `urn:uuid:${issue.template.id}`,
           title: subject.title,
           templateName: issue.template.name,
-          templateDescription: issue.template.description,
+          recipientDescription: issue.template.recipientDescription,
           statusListUrl: statusListUrl(publicBaseUrl, issue.accountId, entry.list),
           statusIndex: entry.index,
           expiresAt: subject.expiresAt?.toISOString() ?? null,

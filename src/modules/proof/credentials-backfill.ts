@@ -15,7 +15,7 @@ interface Unproven {
   account_name: string;
   template_id: string;
   template_name: string;
-  template_description: string | null;
+  recipient_description: string | null;
   recipient_name: string;
   recipient_email: string;
   title: string;
@@ -27,9 +27,10 @@ interface Unproven {
 async function lockUnproven(tx: Queryable, batch: number, accountId: string | null): Promise<Unproven[]> {
   const { rows } = await tx.query<Unproven>(
     `SELECT c.id, c.account_id, c.issuer_name AS account_name, c.template_id, t.name AS template_name,
-            t.description AS template_description, c.recipient_name, c.recipient_email, c.title,
+            COALESCE(v.design, t.design)->>'recipientDescription' AS recipient_description, c.recipient_name, c.recipient_email, c.title,
             c.issued_at, c.expires_at, c.status
        FROM certificates c JOIN templates t ON t.id = c.template_id
+       LEFT JOIN template_versions v ON v.template_id = c.template_id AND v.version = c.template_version
       WHERE c.status <> 'Draft' AND NOT EXISTS (SELECT 1 FROM credentials cr WHERE cr.certificate_id = c.id)
         AND ($2::uuid IS NULL OR c.account_id = $2)
       ORDER BY c.account_id, c.id LIMIT $1 FOR UPDATE OF c SKIP LOCKED`,
@@ -69,7 +70,7 @@ export async function backfillCredentials(
             template: {
               id: first.template_id,
               name: first.template_name,
-              description: first.template_description,
+              recipientDescription: first.recipient_description,
             },
             issuedAt: deps.now(),
             subjects: group.map((r) => ({

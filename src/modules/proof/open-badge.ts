@@ -17,7 +17,8 @@ export interface CredentialFacts {
   achievementId: string; // an absolute IRI
   title: string; // what was earned (the certificate's frozen title)
   templateName: string;
-  templateDescription: string | null;
+  /** The design's recipientDescription: the achievement's description (the template name when none). */
+  recipientDescription: string | null;
   statusListUrl: string;
   statusIndex: number;
   /** ISO 8601: the certificate's expiry, the credential's validUntil; null or absent when none. */
@@ -44,7 +45,9 @@ function values(f: CredentialFacts, salt: string): string[] {
     hashedEmail(f.recipientEmail, salt),
     salt,
     f.achievementId,
-    f.templateDescription?.trim() || f.templateName,
+    // Never the template's internal description (decisions 24): what the template says to recipients,
+    // or its name, the same on every credential of the achievement.
+    f.recipientDescription?.trim() || f.templateName,
     f.templateName,
     `${f.statusListUrl}#${f.statusIndex}`,
     String(f.statusIndex),

@@ -37,7 +37,7 @@ export interface ProvableCertificate {
 
 /** The certificates of one issue: from one template, at one time. */
 export interface ProofBatch {
-  template: { id: string; name: string; description: string | null };
+  template: { id: string; name: string; recipientDescription: string | null };
   issuedAt: Date;
   certificates: ProvableCertificate[];
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues, type PdfRenderer, type RenderValues } from '../../pdf/pdf-renderer.js';
 import { SAMPLE_CODE } from '../../pdf/sample-values.js';
+import { issueLine } from '../../pdf/element-labels.js';
 import { ValidationError, type Issue } from '../../platform/errors.js';
 import { verificationUrl } from '../shared/certificate-links.js';
 import { DATA_VALUE_MAX_LENGTH, NAME_MAX_LENGTH } from '../../platform/limits.js';
@@ -68,7 +69,7 @@ export function createDesignPreviewService(deps: { renderer: () => PdfRenderer; 
           .then(([outcome]) => {
             if (!outcome?.ok) {
               const issues = outcome?.issues ?? [];
-              const what = issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ');
+              const what = issues.map(issueLine).join('; ');
               throw new ValidationError(issues, `The sample values cannot be rendered: ${what}`);
             }
             return outcome.pdf;

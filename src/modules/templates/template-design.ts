@@ -1,6 +1,16 @@
 import { type Issue, ValidationError } from '../../platform/errors.js';
 import { compileBodyValidator, toIssues } from '../../platform/validation.js';
-import { Design, ImageElement, QrElement, RectElement, TextElement } from '../../pdf/design.schema.js';
+import {
+  Design,
+  ImageElement,
+  LineElement,
+  QrElement,
+  RectElement,
+  SignatoryElement,
+  TableElement,
+  TextElement,
+} from '../../pdf/design.schema.js';
+import { issueLine } from '../../pdf/element-labels.js';
 import { DESIGN_MAX_BYTES, DESIGN_MAX_TEXT, MIB } from '../../platform/limits.js';
 
 // A design as a template keeps it: checked against its schema and its limits (parseDesign), and
@@ -27,6 +37,9 @@ const validateElement = new Map<string, ReturnType<typeof compileBodyValidator>>
   ['image', compileBodyValidator(ImageElement)],
   ['qr', compileBodyValidator(QrElement)],
   ['rect', compileBodyValidator(RectElement)],
+  ['line', compileBodyValidator(LineElement)],
+  ['signatory', compileBodyValidator(SignatoryElement)],
+  ['table', compileBodyValidator(TableElement)],
 ]);
 
 // An element that matches none of the element types only gets "must match a schema in anyOf" from
@@ -91,10 +104,7 @@ function designBytes(design: Design): { counted: number; stored: number } {
 const DESIGN_MAX_STORED = 16 * 1024 * 1024;
 
 function invalid(issues: Issue[]): never {
-  throw new ValidationError(
-    issues,
-    `The design is not valid: ${issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
-  );
+  throw new ValidationError(issues, `The design is not valid: ${issues.map(issueLine).join('; ')}`);
 }
 
 // Checks a design beyond its schema (placeholders, images, fonts, layout); supplied by the PDF
