@@ -124,7 +124,7 @@ export async function designIssues(design: Design): Promise<RenderIssue[]> {
           });
           break;
         }
-        const { own, bold } = elementFonts(element.font, custom.faces);
+        const { own, style } = elementFonts(element.font, custom.faces, design.locale);
         const metrics = own[0]!.font;
         const size = element.size ?? 14;
         const path = ['elements', i, 'text'];
@@ -143,7 +143,7 @@ export async function designIssues(design: Design): Promise<RenderIssue[]> {
           }
         }
         if (/\{\{|\}\}/.test(literal)) issues.push({ path, message: 'has an unclosed {{ or a stray }}' });
-        const chain = fontChain(own, literal, bold);
+        const chain = fontChain(own, literal, style);
         const bad = unrenderableCharacters(literal, chain);
         if (bad.length > 0) issues.push({ path, message: unrenderableMessage(bad) });
         if (element.minSize !== undefined && element.minSize > size) {

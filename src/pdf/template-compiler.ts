@@ -1,7 +1,7 @@
 import { CROCKFORD } from '../platform/ids.js';
 import type { Design } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
-import { fontChain, type Face } from './fonts.js';
+import { fontChain, type Face, type FallbackStyle } from './fonts.js';
 import { preparedImage } from './images.js';
 import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
@@ -30,7 +30,8 @@ export interface DocumentFont extends SubsetState {
 /** The fonts a text element draws with first, before the fallbacks its text calls for. */
 export interface ElementFonts {
   own: Face[];
-  bold: boolean;
+  /** The family, weight and locale its fallbacks follow. */
+  style: FallbackStyle;
 }
 
 export interface DynamicText extends ElementFonts {
@@ -160,7 +161,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           refs.set('verificationUrl', { ref: { source: 'verificationUrl' }, elements: [] });
         break;
       case 'text': {
-        const fontsOf = elementFonts(element.font, customFonts.faces);
+        const fontsOf = elementFonts(element.font, customFonts.faces, design.locale);
         const box: TextBox = {
           x: element.x,
           y: element.y,
@@ -176,7 +177,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
         const dynamic = segments.some((s) => 'ref' in s);
         if (!dynamic) {
           // Static glyphs get fixed subset ids, so this text is serialised once for all documents.
-          const line = shapeLine(element.text, fontChain(fontsOf.own, element.text, fontsOf.bold));
+          const line = shapeLine(element.text, fontChain(fontsOf.own, element.text, fontsOf.style));
           if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
           const layout = layoutText(box, line, pageHeight, staticSink);
           pending += 'ops' in layout ? layout.ops : '';
@@ -186,7 +187,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           (s) => 'ref' in s && (s.ref.source === 'uniqueCode' || s.ref.source === 'verificationUrl'),
         );
         if (showsCode) {
-          const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.bold));
+          const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.style));
           if (!('uncovered' in line))
             layoutText({ ...box, minSize: undefined }, line, pageHeight, staticSink);
         }
