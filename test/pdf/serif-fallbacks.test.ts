@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { inflateSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { Design } from '../../src/pdf/design.schema.js';
 import {
@@ -15,7 +13,8 @@ import { createPdfRenderer, type PdfRenderer, type RenderTemplate } from '../../
 import { parseTrueType } from '../../src/pdf/truetype-font.js';
 import { comparable } from '../helpers/world-names.js';
 import { drawnGlyphs } from './drawn-glyphs.js';
-import { pdfOf, pdfText, values, withPdfFile } from './pdf-helpers.js';
+import { pdfFonts, readsBack } from './name-text.js';
+import { pdfOf, pdfText, values } from './pdf-helpers.js';
 
 // Names in the design's own style (decisions 23): a serif text falls back, per script, to serif
 // faces, a sans text to the sans ones; Urdu prints in Nastaliq in both; digits between the words
@@ -32,48 +31,6 @@ function design(font: FontName, locale?: string): RenderTemplate {
     ...(locale ? { locale } : {}),
   };
   return { id: `names-${font}-${locale ?? ''}`, version: '1', design: d };
-}
-
-/** The fonts pdffonts lists, without their subset tags. */
-function pdfFonts(pdf: Buffer): string[] {
-  const out = withPdfFile(pdf, (file) => execFileSync('pdffonts', [file], { encoding: 'utf8' }));
-  return out
-    .trim()
-    .split('\n')
-    .slice(2)
-    .map((row) => row.split(/\s+/)[0]!.replace(/^[A-Z]{6}\+/, ''));
-}
-
-/** The /ActualText strings of the content streams, decoded. */
-function actualTexts(pdf: Buffer): string[] {
-  const raw = pdf.toString('latin1');
-  const out: string[] = [];
-  for (const m of raw.matchAll(/stream\n/g)) {
-    const start = m.index + m[0].length;
-    let content: string;
-    try {
-      content = inflateSync(pdf.subarray(start, raw.indexOf('endstream', start))).toString('latin1');
-    } catch {
-      continue;
-    }
-    for (const a of content.matchAll(/\/ActualText <FEFF([0-9a-f]*)>/g)) {
-      out.push(Buffer.from(a[1]!, 'hex').swap16().toString('utf16le'));
-    }
-  }
-  return out;
-}
-
-/**
- * The name read back as typed: with pdftotext, or for a Nastaliq name, whose glyphs sit on a
- * slanting baseline that pdftotext splits into lines, from the /ActualText its run carries
- * (pdftotext reads it too, but lays its characters out left to right and then reverses them as
- * right-to-left text: poppler's limitation, not the file's).
- */
-function readsBack(pdf: Buffer, name: string): boolean {
-  if (pdfFonts(pdf).some((f) => f.startsWith('NotoNastaliqUrdu')))
-    // Its runs (digits make one of their own) are drawn left to right: read right to left.
-    return actualTexts(pdf).reverse().map(comparable).join('') === comparable(name);
-  return comparable(pdfText(pdf)).includes(comparable(name));
 }
 
 const names = [
