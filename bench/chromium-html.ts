@@ -7,6 +7,7 @@ import {
   bundledFacePath,
   designFaces,
   fallbackFaceIds,
+  fallbackStyle,
   type FontName,
 } from '../src/pdf/font-catalog.js';
 import type { Design } from '../src/pdf/design.schema.js';
@@ -41,7 +42,7 @@ const fontFaces = allBundledFaces
   .join('\n');
 
 function fontFamily(font: FontName, text: string): string {
-  const ids = [designFaces[font].id, ...fallbackFaceIds(text, font.endsWith('bold'))];
+  const ids = [designFaces[font].id, ...fallbackFaceIds(text, fallbackStyle(font, undefined))];
   return ids.map((id) => `'${id}'`).join(',');
 }
 

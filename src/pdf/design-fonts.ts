@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Design } from './design.schema.js';
-import { designFont, fontNames, makeFace, type Face, type FontName } from './fonts.js';
+import {
+  designFont,
+  fallbackStyle,
+  fontNames,
+  makeFace,
+  type Face,
+  type FallbackStyle,
+  type FontName,
+} from './fonts.js';
 import type { RenderIssue } from './render-types.js';
 import { FONT_MAX_BYTES, fontProblem, notAFont } from './font-check.js';
 
@@ -90,13 +98,17 @@ export function designFontFaces(design: Design): {
   return { faces, issues };
 }
 
-/** The fonts a text element draws with first, before the fallbacks its text calls for. */
+/**
+ * The fonts a text element draws with first, and the style of the fallbacks its text calls for:
+ * the family and weight of its bundled font (a design font's `fallback`), and the design's locale.
+ */
 export function elementFonts(
   font: string | undefined,
   custom: ReadonlyMap<string, DesignFontFace>,
-): { own: Face[]; bold: boolean } {
+  locale: string | undefined,
+): { own: Face[]; style: FallbackStyle } {
   const mine = font === undefined ? undefined : custom.get(font);
   const name: FontName = mine ? mine.fallback : ((font ?? 'sans') as FontName);
   const bundled = designFont(name);
-  return { own: mine ? [mine.face, bundled] : [bundled], bold: name.endsWith('bold') };
+  return { own: mine ? [mine.face, bundled] : [bundled], style: fallbackStyle(name, locale) };
 }

@@ -63,8 +63,8 @@ export function renderDocument(
       continue;
     }
     const bad = new Set<string>();
-    for (const { own, bold } of elements) {
-      for (const b of unrenderableCharacters(value, fontChain(own, value, bold))) bad.add(b);
+    for (const { own, style } of elements) {
+      for (const b of unrenderableCharacters(value, fontChain(own, value, style))) bad.add(b);
     }
     if (ref.source === 'verificationUrl' && value.length === 0)
       issues.push({ path: ['verificationUrl'], message: 'is empty' });
@@ -120,7 +120,7 @@ export function renderDocument(
             ? ISOLATE_START + (resolved.get(refKey(segment.ref)) ?? '') + ISOLATE_END
             : segment.literal;
       }
-      const line = shapeLine(text, fontChain(part.own, text, part.bold));
+      const line = shapeLine(text, fontChain(part.own, text, part.style));
       const culprit = part.segments.find(
         (s) => 'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data'),
       );

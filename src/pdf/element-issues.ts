@@ -130,11 +130,11 @@ export async function elementIssues(
 type Say = (field: string, message: string) => void;
 
 function textIssues(check: ElementCheck, element: TextElement, say: Say, within: (box: Box) => void): void {
-  const { own, bold } = elementFonts(element.font, check.custom);
+  const { own, style } = elementFonts(element.font, check.custom, check.design.locale);
   const size = element.size ?? 14;
   const { problems, literal } = placeholderProblems(element.text, check.design, check.declared, 'pdf');
   for (const problem of problems) say('text', problem);
-  const chain = fontChain(own, literal, bold);
+  const chain = fontChain(own, literal, style);
   const bad = unrenderableCharacters(literal, chain);
   if (bad.length > 0) say('text', unrenderableMessage(bad));
   if (element.minSize !== undefined && element.minSize > size) {
@@ -153,11 +153,11 @@ function signatoryIssues(check: ElementCheck, element: SignatoryElement, say: Sa
     say('index', `shows signatory ${element.index}, but ${signatoryCount(check.design)}`);
     return;
   }
-  const { own, bold } = elementFonts(element.font, check.custom);
+  const { own, style } = elementFonts(element.font, check.custom, check.design.locale);
   const texts = signatoryTexts(signatory);
   const bad = new Set<string>();
   for (const text of texts)
-    for (const b of unrenderableCharacters(text, fontChain(own, text, bold))) bad.add(b);
+    for (const b of unrenderableCharacters(text, fontChain(own, text, style))) bad.add(b);
   if (bad.size > 0)
     say(
       'index',

@@ -2,10 +2,17 @@ import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as hb from 'harfbuzzjs';
-import { bundledFace, bundledFacePath, designFaces, fallbackFaceIds, type FontName } from './font-catalog.js';
+import {
+  bundledFace,
+  bundledFacePath,
+  designFaces,
+  fallbackFaceIds,
+  type FallbackStyle,
+  type FontName,
+} from './font-catalog.js';
 import { parseTrueType, type TrueTypeFont } from './truetype-font.js';
 
-export { fontNames, type FontName } from './font-catalog.js';
+export { fallbackStyle, fontNames, type FallbackStyle, type FontName } from './font-catalog.js';
 
 // Font files are read once per process into SharedArrayBuffers: the main thread loads the ones a
 // batch needs and hands them to the worker threads with the task (sharing, not copying, the bytes),
@@ -21,6 +28,10 @@ export interface Face {
   /** For the PDF font descriptor (Serif flag, stem width). */
   serif: boolean;
   bold: boolean;
+  /** Only for runs of this script, ahead of the element's bundled font (font-catalog.ts). */
+  script?: string;
+  /** Its runs carry their text as /ActualText (Nastaliq's cascading baseline). */
+  actualText?: boolean;
 }
 
 const bytes = new Map<string, SharedArrayBuffer>();
@@ -90,9 +101,11 @@ export function bundledFont(id: string): Face {
     bundledIds.add(id);
     face = makeFace(id, new Uint8Array(loadBytes(id)), {
       shape: meta.shape,
-      serif: id.startsWith('dejavu-serif'),
+      serif: meta.serif,
       bold: id.endsWith('bold') || id.endsWith('700'),
     });
+    if (meta.script) face.script = meta.script;
+    if (meta.actualText) face.actualText = true;
     faces.set(id, face);
   }
   return face;
@@ -105,10 +118,15 @@ export function designFont(name: FontName): Face {
 
 /**
  * The fonts that draw `text`, in the order they are tried: the element's own fonts (a design's
- * custom font, then the DejaVu style), then the Noto fallbacks the text's scripts call for.
+ * custom font, then the DejaVu style), then the Noto fallbacks the text's scripts call for, in the
+ * element's family and weight (`style`, see font-catalog.ts).
  */
-export function fontChain(own: Face[], text: string, bold: boolean): Face[] {
-  const ids = fallbackFaceIds(text, bold);
+export function fontChain(own: Face[], text: string, style: FallbackStyle): Face[] {
+  const ids = fallbackFaceIds(text, style);
   if (ids.length === 0) return own;
-  return [...own, ...ids.map(bundledFont)];
+  const faces = ids.map(bundledFont);
+  if (!faces.some((f) => f.script)) return [...own, ...faces];
+  // A face for one script (Nastaliq) goes before the bundled font; a design's own font stays first.
+  const bundled = own[own.length - 1]!;
+  return [...own.slice(0, -1), ...faces.filter((f) => f.script), bundled, ...faces.filter((f) => !f.script)];
 }

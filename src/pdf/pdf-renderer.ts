@@ -2,7 +2,13 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { FairTaskQueue, laneOption } from './fair-queue.js';
 import { destroyAfterLoads } from './pool-loads.js';
-import { designFaces, fallbackFaceIds } from './font-catalog.js';
+import {
+  designFaces,
+  fallbackFaceIds,
+  fallbackStyle,
+  type FallbackStyle,
+  type FontName,
+} from './font-catalog.js';
 import { sharedFontBytes } from './fonts.js';
 import type { RenderTask, WorkerOutcome } from './pdf.worker.js';
 import type { Design } from './design.schema.js';
@@ -134,22 +140,23 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
   };
 }
 
-// What each text element needs to know to pick fallback fonts: its weight (a design font's weight
-// is its bundled fallback's), its literal text and the values it shows.
+// What each text element needs to know to pick fallback fonts: its family and weight (a design
+// font's are its bundled fallback's) with the design's locale, its literal text and the values it shows.
 interface TextFonts {
-  bold: boolean;
+  style: FallbackStyle;
   literal: string;
   refs: ValueRef[];
 }
 
 function textFonts(design: Design): TextFonts[] {
   const fallbackOf = new Map((design.fonts ?? []).map((f) => [f.name, f.fallback ?? 'sans']));
-  const bold = (font: string | undefined) => (fallbackOf.get(font ?? '') ?? font ?? 'sans').endsWith('bold');
+  const style = (font: string | undefined) =>
+    fallbackStyle((fallbackOf.get(font ?? '') ?? font ?? 'sans') as FontName, design.locale);
   return design.elements.flatMap((e) => {
     if (e.type === 'signatory') {
       const signatory = design.signatories?.[e.index - 1];
       return signatory
-        ? [{ bold: bold(e.font), literal: signatoryTexts(signatory).join('\n'), refs: [] }]
+        ? [{ style: style(e.font), literal: signatoryTexts(signatory).join('\n'), refs: [] }]
         : [];
     }
     if (e.type !== 'text') return [];
@@ -157,7 +164,7 @@ function textFonts(design: Design): TextFonts[] {
     const { segments } = resolveSignatories(parseText(e.text).segments, design.signatories);
     return [
       {
-        bold: bold(e.font),
+        style: style(e.font),
         literal: segments.map((s) => ('literal' in s ? s.literal : '')).join(''),
         refs: segments.flatMap((s) => ('ref' in s ? [s.ref] : [])),
       },
@@ -169,13 +176,13 @@ function textFonts(design: Design): TextFonts[] {
 // (see font-catalog.ts): loaded here once per process and shared with the workers.
 function fallbacksFor(texts: TextFonts[], items: RenderValues[]): string[] {
   const ids = new Set<string>();
-  for (const { bold, literal, refs } of texts) {
+  for (const { style, literal, refs } of texts) {
     let text = literal;
     for (const ref of refs) {
       if (ref.source === 'issuedAt' || ref.source === 'expiresAt') continue; // drawn as English dates
       for (const item of items) text += `\n${String(shownValue(ref, item))}`;
     }
-    for (const id of fallbackFaceIds(text, bold)) ids.add(id);
+    for (const id of fallbackFaceIds(text, style)) ids.add(id);
   }
   return [...ids];
 }

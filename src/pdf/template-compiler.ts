@@ -1,7 +1,7 @@
 import { CROCKFORD } from '../platform/ids.js';
 import type { Design } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
-import { fontChain, type Face } from './fonts.js';
+import { fontChain, type Face, type FallbackStyle } from './fonts.js';
 import { ImageObjects } from './image-objects.js';
 import { lineOps } from './lines.js';
 import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
@@ -32,7 +32,8 @@ export interface DocumentFont extends SubsetState {
 /** The fonts a text element draws with first, before the fallbacks its text calls for. */
 export interface ElementFonts {
   own: Face[];
-  bold: boolean;
+  /** The family, weight and locale its fallbacks follow. */
+  style: FallbackStyle;
 }
 
 export interface DynamicText extends ElementFonts {
@@ -114,7 +115,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
   // Text that is the same on every certificate: its glyphs get fixed subset ids, so it is serialised
   // once for all documents.
   const staticText = (text: string, box: TextBox, fontsOf: ElementFonts, elementIndex: number): string => {
-    const line = shapeLine(text, fontChain(fontsOf.own, text, fontsOf.bold));
+    const line = shapeLine(text, fontChain(fontsOf.own, text, fontsOf.style));
     if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
     const layout = layoutText(box, line, pageHeight, staticSink);
     return 'ops' in layout ? layout.ops : '';
@@ -145,7 +146,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
         pending += lineOps(element, pageHeight);
         break;
       case 'signatory': {
-        const fontsOf = elementFonts(element.font, customFonts.faces);
+        const fontsOf = elementFonts(element.font, customFonts.faces, design.locale);
         const text = (t: string, box: TextBox) => staticText(t, box, fontsOf, elementIndex);
         pending += signatoryOps(element, design, fontsOf.own[0]!.font, { images, text });
         break;
@@ -164,7 +165,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           refs.set('verificationUrl', { ref: { source: 'verificationUrl' }, elements: [] });
         break;
       case 'text': {
-        const fontsOf = elementFonts(element.font, customFonts.faces);
+        const fontsOf = elementFonts(element.font, customFonts.faces, design.locale);
         const box: TextBox = {
           x: element.x,
           y: element.y,
@@ -191,7 +192,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
           (s) => 'ref' in s && (s.ref.source === 'uniqueCode' || s.ref.source === 'verificationUrl'),
         );
         if (showsCode) {
-          const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.bold));
+          const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.style));
           if (!('uncovered' in line))
             layoutText({ ...box, minSize: undefined }, line, pageHeight, staticSink);
         }

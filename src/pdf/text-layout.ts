@@ -1,5 +1,5 @@
 import type { Face } from './fonts.js';
-import { hex4, num, rgb } from './pdf-syntax.js';
+import { hex4, num, rgb, textString } from './pdf-syntax.js';
 import { shapeRun, type ShapedGlyph } from './shaping.js';
 import { ISOLATE_END, ISOLATE_START, itemize, type TextRun } from './text-runs.js';
 import type { TrueTypeFont } from './truetype-font.js';
@@ -111,12 +111,18 @@ export function layoutText(box: TextBox, line: ShapedLine, pageHeight: number, s
       pen += pdfWidth(font, g.gid);
       target += g.advance * perUnit;
     }
-    ops += `1 0 0 1 ${num(x)} ${y} Tm ${show.finish()}\n`;
+    const shown = `1 0 0 1 ${num(x)} ${y} Tm ${show.finish()}`;
+    // A Nastaliq run's glyphs sit on many baselines: readers take its text from /ActualText.
+    ops += run.face.actualText
+      ? `/Span << /ActualText ${textString(piece.replace(isolates, ''))} >> BDC ${shown} EMC\n`
+      : `${shown}\n`;
     x += (target / 1000) * size;
   }
   ops += 'ET\n';
   return { ops };
 }
+
+const isolates = new RegExp(`[${ISOLATE_START}${ISOLATE_END}]`, 'g');
 
 // Collects glyphs and position adjustments into Tj/TJ operators (Tj when nothing is adjusted).
 class ShowOps {

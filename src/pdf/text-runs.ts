@@ -43,13 +43,14 @@ const rightToLeft = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}
 export function itemize(text: string, chain: readonly Face[]): Itemized {
   const first = chain[0];
   // The common case, a left-to-right text that the element's own font draws whole: one run.
-  if (first && !rightToLeft.test(text) && coversAll(first, text, 0, text.length)) {
+  if (first && !first.script && !rightToLeft.test(text) && coversAll(first, text, 0, text.length)) {
     return { runs: text.length === 0 ? [] : [{ start: 0, end: text.length, rtl: false, face: first }] };
   }
   const levels = rightToLeft.test(text) ? bidi.getEmbeddingLevels(text).levels : new Uint8Array(text.length);
   const clusters = toClusters(text, levels);
   const uncovered: string[] = [];
   const runs: TextRun[] = [];
+  const runScripts: string[] = []; // of each run: '' when all its clusters are neutral
   let i = 0;
   while (i < clusters.length) {
     // A run: clusters of one level whose scripts agree (neutral ones join either side).
@@ -64,27 +65,58 @@ export function itemize(text: string, chain: readonly Face[]): Itemized {
     }
     const start = head.start;
     const end = clusters[j - 1]!.end;
-    const face = chain.find((f) => coversAll(f, text, start, end));
-    if (face) runs.push({ start, end, rtl: head.level % 2 === 1, face });
-    else {
+    // A face for one script (Nastaliq) draws only runs of that script.
+    const usable = (f: Face) => f.script === undefined || f.script === script;
+    const face = chain.find((f) => usable(f) && coversAll(f, text, start, end));
+    if (face) {
+      runs.push({ start, end, rtl: head.level % 2 === 1, face });
+      runScripts.push(script);
+    } else {
       // No single font has the whole run: each cluster takes the first font that has it.
       for (let k = i; k < j; k++) {
         const c = clusters[k]!;
-        const f = chain.find((candidate) => coversAll(candidate, text, c.start, c.end));
+        const f = chain.find((candidate) => usable(candidate) && coversAll(candidate, text, c.start, c.end));
         if (!f) {
           uncovered.push(text.slice(c.start, c.end));
           continue;
         }
         const last = runs[runs.length - 1];
-        if (last && last.face === f && last.end === c.start && last.rtl === (c.level % 2 === 1))
+        if (last && last.face === f && last.end === c.start && last.rtl === (c.level % 2 === 1)) {
           last.end = c.end;
-        else runs.push({ start: c.start, end: c.end, rtl: c.level % 2 === 1, face: f });
+          if (c.script) runScripts[runScripts.length - 1] = c.script;
+        } else {
+          runs.push({ start: c.start, end: c.end, rtl: c.level % 2 === 1, face: f });
+          runScripts.push(c.script);
+        }
       }
     }
     i = j;
   }
   if (uncovered.length > 0) return { uncovered };
+  keepRightToLeftFont(text, runs, runScripts, levels);
   return { runs: visualOrder(runs, clusters, levels) };
+}
+
+// Digits between the words of a right-to-left name ("محمد 2 علي") are a run of their own, one
+// bidi level up, and the first font of the chain that has them (the element's Latin font) would
+// draw them. As in browsers, they keep the font of the right-to-left run they sit in when it has
+// them: a run one level or more above its neighbour in logical order (the one before it, else the
+// one after), of no script or the neighbour's (Arabic-Indic digits), takes the neighbour's font.
+function keepRightToLeftFont(text: string, runs: TextRun[], scripts: string[], levels: Uint8Array): void {
+  if (runs.length < 2) return;
+  const levelOf = (k: number) => levels[runs[k]!.start] ?? 0;
+  for (let k = 0; k < runs.length; k++) {
+    const run = runs[k]!;
+    for (const n of [k - 1, k + 1]) {
+      const near = runs[n];
+      if (!near || !near.rtl || levelOf(n) >= levelOf(k)) continue;
+      if (scripts[k] && scripts[k] !== scripts[n]) continue;
+      if (near.face === run.face) break;
+      if (!coversAll(near.face, text, run.start, run.end)) continue;
+      run.face = near.face;
+      break;
+    }
+  }
 }
 
 function toClusters(text: string, levels: Uint8Array): Cluster[] {

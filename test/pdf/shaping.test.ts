@@ -17,19 +17,26 @@ import { pdfOf, values } from './pdf-helpers.js';
 // position. Drawing without shaping (one glyph per character, in logical order) must fail it.
 
 const require = createRequire(import.meta.url);
-const notoFile = (script: string, family: string): string =>
+// The design is `serif-bold` (DejaVu Serif has none of these scripts): the serif fallbacks draw
+// them, in bold, and Nastaliq draws Urdu.
+const fontFile = (pkg: string, family: string): string =>
   join(
-    dirname(require.resolve(`@expo-google-fonts/noto-sans-${script}/package.json`)),
+    dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`)),
     '700Bold',
-    `NotoSans${family}_700Bold.ttf`,
+    `${family}_700Bold.ttf`,
   );
 
 const cases = [
-  { script: 'Arabic', name: 'محمد علي', file: notoFile('arabic', 'Arabic') },
-  { script: 'Hebrew', name: 'דוד כהן', file: notoFile('hebrew', 'Hebrew') },
-  { script: 'Devanagari', name: 'प्रियंका शर्मा', file: notoFile('devanagari', 'Devanagari') },
-  { script: 'Bengali', name: 'সৌমিত্র চট্টোপাধ্যায়', file: notoFile('bengali', 'Bengali') },
-  { script: 'Tamil', name: 'தமிழ்செல்வி', file: notoFile('tamil', 'Tamil') },
+  { script: 'Arabic', name: 'محمد علي', file: fontFile('noto-naskh-arabic', 'NotoNaskhArabic') },
+  { script: 'Urdu', name: 'عمران خان ٹیپو', file: fontFile('noto-nastaliq-urdu', 'NotoNastaliqUrdu') },
+  { script: 'Hebrew', name: 'דוד כהן', file: fontFile('noto-serif-hebrew', 'NotoSerifHebrew') },
+  {
+    script: 'Devanagari',
+    name: 'प्रियंका शर्मा',
+    file: fontFile('noto-serif-devanagari', 'NotoSerifDevanagari'),
+  },
+  { script: 'Bengali', name: 'সৌমিত্র চট্টোপাধ্যায়', file: fontFile('noto-serif-bengali', 'NotoSerifBengali') },
+  { script: 'Tamil', name: 'தமிழ்செல்வி', file: fontFile('noto-sans-tamil', 'NotoSansTamil') },
 ];
 
 const SIZE = 40;
