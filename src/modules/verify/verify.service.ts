@@ -104,6 +104,9 @@ export function createVerifyService(deps: {
       return viewOf(entry, deps.publicBaseUrl, deps.now());
     },
 
+    /** What the cache holds now (entries, about how many bytes). */
+    cacheSize: () => cache.size,
+
     /** Resolves once every verification this instance answered so far is in the database. */
     flushCounts: () => counter.flush(),
 
