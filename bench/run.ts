@@ -19,6 +19,7 @@ const benches: [string, ...string[]][] = [
   ['studio.bench.js'],
   ['design-check.bench.js'],
   ['verify.bench.js', '5'],
+  ['verify-flood.bench.js', '15'],
   ['reads.bench.js', '5'],
   ['list.bench.js', '--big', big ? '1000000' : '100000'],
 ];

@@ -153,13 +153,17 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       now: deps.now,
       logger: deps.logger,
     }),
-  certificates: async ({ deps, get }) =>
-    (await load.certificates()).createCertificatesService({
+  certificates: async ({ deps, get }) => {
+    const verify = await get('verify');
+    return (await load.certificates()).createCertificatesService({
       db: deps.db,
       publicBaseUrl: deps.config.publicBaseUrl,
       now: deps.now,
       proof: await get('proof'),
-    }),
+      // The verifications this process counted in memory reach the database before a read shows them.
+      beforeCountsRead: () => verify.flushCounts(),
+    });
+  },
   issue: async ({ deps, get, renderer }) =>
     (await load.issue()).createIssueService({
       db: deps.db,
@@ -190,6 +194,7 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       db: deps.db,
       publicBaseUrl: deps.config.publicBaseUrl,
       now: deps.now,
+      logger: deps.logger,
     }),
   users: async ({ deps }) => (await load.users()).createUsersService(deps),
   emails: async ({ deps }) => (await load.emails()).createEmailsService(deps),
@@ -315,8 +320,15 @@ export async function createServices(deps: ServiceDeps, only: readonly ServiceNa
         },
       };
     },
+    // After the HTTP server drained: the verifications counted in memory are written here.
     async close() {
-      await Promise.all([renderer?.close(), checker?.close(), mailTransport?.close()]);
+      const verify = built.has('verify') ? (built.get('verify') as Promise<ServiceMap['verify']>) : undefined;
+      await Promise.all([
+        renderer?.close(),
+        checker?.close(),
+        mailTransport?.close(),
+        verify?.then((v) => v.close()),
+      ]);
     },
   };
 }

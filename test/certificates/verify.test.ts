@@ -20,7 +20,9 @@ const verifyJson = (code: string, ip = '192.0.2.1', app = t) =>
 const verifyPage = (code: string, ip = '192.0.2.1', app = t) =>
   app.app.inject({ url: `/verify/${encodeURIComponent(code)}`, remoteAddress: ip });
 
+// Verifications are counted in memory and written in batches (verification-counter.ts): written now.
 async function verificationCount(id: string): Promise<number> {
+  await t.deps.services.verify.flushCounts();
   const { rows } = await t.deps.db.query<{ n: number }>(
     'SELECT verification_count AS n FROM certificates WHERE id = $1',
     [id],
@@ -279,6 +281,7 @@ describe('per-IP verify limit', () => {
       );
       assert.equal(res.headers['x-ratelimit-remaining'], '0');
     }
+    await limited.deps.services.verify.flushCounts();
     const { rows } = await limited.deps.db.query<{ n: number }>(
       'SELECT verification_count AS n FROM certificates WHERE unique_code = $1',
       [code],

@@ -30,8 +30,11 @@ export function createCertificatesService(deps: {
   publicBaseUrl: string;
   now: () => Date;
   proof: ProofService;
+  /** Writes the verifications counted in memory (verify's counter), so that reads show them. */
+  beforeCountsRead?: () => Promise<void>;
 }) {
   const { db, publicBaseUrl } = deps;
+  const countsWritten = async () => deps.beforeCountsRead?.();
   const view = (row: repo.CertificateRow) => certificateView(row, publicBaseUrl);
 
   return {
@@ -49,6 +52,7 @@ export function createCertificatesService(deps: {
     ) {
       assertStorable({ recipientEmail: input.recipientEmail, q: input.q });
       const page = toPage(input);
+      await countsWritten();
       const { rows, total } = await repo.listCertificates(db, accountId, {
         ...page,
         status: input.status,
@@ -107,6 +111,7 @@ export function createCertificatesService(deps: {
     },
 
     async get(accountId: string, id: string): Promise<CertificateView> {
+      await countsWritten();
       const row = await repo.findCertificate(db, accountId, id);
       if (!row) throw new NotFoundError('Certificate');
       return view(row);
@@ -133,6 +138,7 @@ export function createCertificatesService(deps: {
     // A transaction, so that under Idempotency-Key the revocation commits with the stored answer.
     async revoke(doer: Doer, accountId: string, id: string, reasonInput?: string): Promise<CertificateView> {
       const reason = revocationReason(reasonInput);
+      await countsWritten();
       return db.transaction(async (tx) => {
         const at = deps.now();
         const row = await repo.revokeCertificate(tx, { accountId, id, at, reason });

@@ -11,7 +11,6 @@ import {
   rateHeaders,
   Uuid,
 } from '../../platform/http/schemas.js';
-import { checkedCode } from '../shared/certificate-links.js';
 import type { ProofService } from './proof.service.js';
 
 // The signed credentials, and the issuer's identity that verifiers fetch to check them: the DID
@@ -59,30 +58,7 @@ export function credentialsRoutes(app: FastifyInstance, proof: ProofService) {
     },
   );
 
-  api.get(
-    '/api/v1/verify/:code/credential',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        operationId: 'getVerifiedCredential',
-        tags: ['Verification'],
-        summary: 'The signed credential of a certificate, by its public code (no key)',
-        description:
-          'The same bytes as the owner reads. Shares the per-IP verify limit and does not count a verification.',
-        security: [],
-        params: Type.Object(
-          { code: Type.String({ description: 'The unique code; case-insensitive' }) },
-          { additionalProperties: false },
-        ),
-        response: { 200: credentialResponse, ...errorResponses(404, 422, 429) },
-      },
-    },
-    async (request, reply) => {
-      const found = await proof.credentialByCode(checkedCode(request.params.code));
-      if (!found) throw new NotFoundError('Credential');
-      return reply.type(CREDENTIAL_MEDIA).header('Cache-Control', 'public, max-age=300').send(found.body);
-    },
-  );
+  // GET /api/v1/verify/:code/credential is a verify route (verify.routes.ts): served from its cache.
 
   const issuer = Type.Object({ accountId: Uuid }, { additionalProperties: false });
   // Outside /api/v1: documents of the issuer's identity for any verifier, public and cacheable.

@@ -1,56 +1,93 @@
 import type { Pool } from 'pg';
 
-export interface VerificationRow {
+// What public verification reads of a certificate: the frozen part (cached per instance until
+// pushed out) and the live part (verify-cache.ts says when it is read again).
+export interface LiveRow {
   status: 'Issued' | 'Revoked';
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  superseded_by_code: string | null;
+  template_name: string;
+  issuer_current_name: string;
+  linkedin_organization_id: string | null;
+  public_download: boolean;
+  default_language: string | null;
+  /** The signed credential, when asked for (the frozen part had none yet). */
+  credential: Buffer | null;
+}
+
+export interface VerificationRow extends LiveRow {
+  id: string;
   unique_code: string;
+  account_id: string;
+  template_id: string;
   recipient_name: string;
   issued_at: Date;
   expires_at: Date | null;
   /** The issuer's calendar day of the expiry (YYYY-MM-DD), when the issuer wrote it. */
   expires_on: string | null;
-  revoked_at: Date | null;
-  revocation_reason: string | null;
   title: string;
-  template_name: string;
-  /** The organisation's name at issue (frozen) and now. */
+  /** The organisation's name at issue (frozen). */
   issuer_name: string;
-  issuer_current_name: string;
   sha256: string;
-  account_id: string;
-  credential_sha256: string | null;
   pdf_signed: boolean;
-  linkedin_organization_id: string | null;
-  public_download: boolean;
-  default_language: string | null;
-  superseded_by_code: string | null;
 }
 
-// The certificate behind a public code, with its template, issuer and PDF hash; Drafts are not
-// found. Counts the verification (when `count`) in the same statement: exact under concurrency.
-// A named statement, planned once per connection (planning this join cost more PostgreSQL CPU than
-// running it), whose count commits asynchronously (docs/operations.md, "Asynchronous commits"):
-// `set_config(..., true)` holds for the statement's own implicit transaction only, so `db` must
-// not be a client inside a transaction.
+const LIVE_COLUMNS = `c.status, c.revoked_at, c.revocation_reason, t.name AS template_name, a.name AS issuer_current_name,
+  a.linkedin_organization_id, a.public_download, a.default_language,
+  (SELECT n.unique_code FROM certificates n WHERE n.id = c.superseded_by) AS superseded_by_code`;
+
+// The certificate behind a public code, with its template, issuer, PDF hash and credential; Drafts
+// are not found. Reads only: verifications are counted by verification-counter.ts. Named
+// statements, planned once per connection (planning the join cost more than running it).
 export async function findForVerification(
   db: Pick<Pool, 'query'>,
   code: string,
-  count: boolean,
 ): Promise<VerificationRow | undefined> {
   const { rows } = await db.query<VerificationRow>({
     name: 'verify-certificate',
-    text: `WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
-     UPDATE certificates c SET verification_count = c.verification_count + CASE WHEN $2 THEN 1 ELSE 0 END
-       FROM async_commit, templates t, accounts a, certificate_pdfs p
-      WHERE c.unique_code = $1 AND c.status <> 'Draft'
-        AND t.id = c.template_id AND a.id = c.account_id AND p.certificate_id = c.id
-      RETURNING c.status, c.unique_code, c.recipient_name, c.issued_at, c.expires_at, c.expires_on::text, c.revoked_at, c.revocation_reason, c.title,
-                t.name AS template_name, c.issuer_name, a.name AS issuer_current_name, p.sha256, c.account_id, p.signed_by IS NOT NULL AS pdf_signed,
-                a.linkedin_organization_id, a.public_download, a.default_language,
-                (SELECT encode(sha256(cr.body), 'hex') FROM credentials cr WHERE cr.certificate_id = c.id) AS credential_sha256,
-                (SELECT n.unique_code FROM certificates n WHERE n.id = c.superseded_by) AS superseded_by_code`,
-    values: [code, count],
+    text: `SELECT c.id, c.unique_code, c.account_id, c.template_id, c.recipient_name, c.issued_at, c.expires_at,
+                  c.expires_on::text, c.title, c.issuer_name, p.sha256, p.signed_by IS NOT NULL AS pdf_signed,
+                  ${LIVE_COLUMNS},
+                  (SELECT cr.body FROM credentials cr WHERE cr.certificate_id = c.id) AS credential
+             FROM certificates c JOIN templates t ON t.id = c.template_id JOIN accounts a ON a.id = c.account_id
+             JOIN certificate_pdfs p ON p.certificate_id = c.id
+            WHERE c.unique_code = $1 AND c.status <> 'Draft'`,
+    values: [code],
   });
   return rows[0];
+}
+
+// The live part of a cached certificate (by its id), and its credential when `withCredential` (the
+// cached frozen part has none yet: certificates issued before credentials, until the backfill).
+export async function findLive(
+  db: Pick<Pool, 'query'>,
+  id: string,
+  withCredential: boolean,
+): Promise<LiveRow | undefined> {
+  const { rows } = await db.query<LiveRow>({
+    name: 'verify-live',
+    text: `SELECT ${LIVE_COLUMNS},
+                  CASE WHEN $2 THEN (SELECT cr.body FROM credentials cr WHERE cr.certificate_id = c.id) END AS credential
+             FROM certificates c JOIN templates t ON t.id = c.template_id JOIN accounts a ON a.id = c.account_id
+            WHERE c.id = $1 AND c.status <> 'Draft'`,
+    values: [id, withCredential],
+  });
+  return rows[0];
+}
+
+// Adds the verifications counted in memory, `counts[i]` to certificate `ids[i]`, in one statement.
+export async function addVerificationCounts(
+  db: Pick<Pool, 'query'>,
+  ids: string[],
+  counts: number[],
+): Promise<void> {
+  await db.query({
+    name: 'verify-add-counts',
+    text: `UPDATE certificates c SET verification_count = c.verification_count + t.n
+             FROM unnest($1::uuid[], $2::int[]) AS t(id, n) WHERE c.id = t.id`,
+    values: [ids, counts],
+  });
 }
 
 // The frozen PDF behind a public code, for the verification page's "Download PDF": only an Issued

@@ -87,6 +87,7 @@ type Api = ReturnType<typeof typed>;
 export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   const api = typed(app);
   verificationApiRoute(api, verify);
+  credentialRoute(api, verify);
   verificationPageRoute(api, verify);
   pagePdfRoute(api, verify);
   previewImageRoute(api, verify);
@@ -123,6 +124,45 @@ function verificationApiRoute(api: Api, verify: VerifyService) {
     async (request) => {
       const { code } = request.params;
       return { data: await verify.verify(code, { count: request.method === 'GET' }) };
+    },
+  );
+}
+
+// The signed credential by public code: frozen bytes, read from the verify cache (verify-cache.ts).
+const CREDENTIAL_MEDIA = 'application/vc';
+function credentialRoute(api: Api, verify: VerifyService) {
+  const body = example(
+    Type.Object(
+      {},
+      { additionalProperties: true, description: 'An OpenBadgeCredential (W3C VC 2.0), signed' },
+    ),
+    {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiableCredential', 'OpenBadgeCredential'],
+    },
+  );
+  api.get(
+    '/api/v1/verify/:code/credential',
+    {
+      config: { access: { kind: 'verify' } },
+      schema: {
+        operationId: 'getVerifiedCredential',
+        tags: ['Verification'],
+        summary: 'The signed credential of a certificate, by its public code (no key)',
+        description:
+          'The same bytes as the owner reads. Shares the per-IP verify limit and does not count a verification.',
+        security: [],
+        params: CodeParams,
+        response: {
+          200: nonJson(CREDENTIAL_MEDIA, body, 'The signed credential, the same bytes forever', rateHeaders),
+          ...errorResponses(404, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const credential = await verify.credential(request.params.code);
+      if (!credential) throw new NotFoundError('Credential');
+      return reply.type(CREDENTIAL_MEDIA).header('Cache-Control', 'public, max-age=300').send(credential);
     },
   );
 }

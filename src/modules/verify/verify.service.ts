@@ -1,30 +1,71 @@
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError } from '../../platform/errors.js';
-import { checkedCode, verificationUrl } from '../shared/certificate-links.js';
-import { issuerDid } from '../shared/issuer-identity.js';
+import { checkedCode } from '../shared/certificate-links.js';
 import type { Verification } from './verify.schemas.js';
-import { findForVerification, findPreviewPdf, findPublicPdf } from './verify.repository.js';
+import pino, { type Logger } from 'pino';
+import { findForVerification, findLive, findPreviewPdf, findPublicPdf } from './verify.repository.js';
+import { createVerifyCache, type CacheEntry, type VerifyCacheOptions } from './verify-cache.js';
+import { startVerifyListener, type VerifyListener } from './verify-listener.js';
+import { createVerificationCounter } from './verification-counter.js';
+import { credentialOf, frozenOf, liveOf, viewOf, type PageExtras } from './verify.view.js';
 import { createPreviewImages, type PreviewImages } from './preview-image.js';
 
-export interface PageExtras {
-  credentialSha256: string | null;
-  linkedinOrganizationId: string | null;
-  /** Whether the page offers the PDF (the account's setting). */
-  publicDownload: boolean;
-  /** The issuer's calendar day of the expiry (YYYY-MM-DD), which the page shows; null: its UTC day. */
-  expiresOn: string | null;
-  /** The issuer's default language: the page's when the reader's browser asks for none we have. */
-  defaultLanguage: string;
-}
+export type { PageExtras } from './verify.view.js';
 
 // Public verification: never the email, the data or internal ids. Draft certificates are not found.
+// Answers come from the per-instance cache (verify-cache.ts; its listener, verify-listener.ts) and
+// verifications are counted in memory and written in batches (verification-counter.ts).
 export function createVerifyService(deps: {
   db: Db;
   publicBaseUrl: string;
   now: () => Date;
+  logger?: Logger;
   previews?: PreviewImages;
+  cache?: VerifyCacheOptions & { heartbeatMs?: number; countIntervalMs?: number };
 }) {
   const previews = deps.previews ?? createPreviewImages();
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  const cache = createVerifyCache(deps.cache);
+  const counter = createVerificationCounter({ db: deps.db, logger, intervalMs: deps.cache?.countIntervalMs });
+  let listener: VerifyListener | undefined;
+  let closed = false;
+  const loading = new Map<string, Promise<CacheEntry | undefined>>();
+
+  async function load(code: string): Promise<CacheEntry | undefined> {
+    const read = cache.begin();
+    const row = await findForVerification(deps.db.pool, code);
+    if (!row) return undefined;
+    return cache.store(code, frozenOf(row), liveOf(row), read);
+  }
+
+  async function refresh(code: string, entry: CacheEntry): Promise<CacheEntry | undefined> {
+    const read = cache.begin();
+    const row = await findLive(deps.db.pool, entry.frozen.id, entry.frozen.credential === null);
+    if (!row) {
+      cache.remove(code);
+      return undefined;
+    }
+    const frozen = row.credential ? { ...entry.frozen, ...credentialOf(row.credential) } : entry.frozen;
+    return cache.store(code, frozen, liveOf(row), read);
+  }
+
+  // The cached entry of a code, its live part read again when it may be stale; concurrent misses
+  // of one code share one read.
+  async function entryOf(code: string): Promise<CacheEntry | undefined> {
+    if (!listener && !closed)
+      listener = startVerifyListener({ db: deps.db, cache, logger, heartbeatMs: deps.cache?.heartbeatMs });
+    const entry = cache.get(code);
+    if (entry && cache.fresh(entry)) return entry;
+    let pending = loading.get(code);
+    if (!pending) {
+      pending = entry ? refresh(code, entry) : load(code);
+      loading.set(code, pending);
+      const done = () => loading.delete(code);
+      pending.then(done, done);
+    }
+    return pending;
+  }
+
   return {
     // The link preview image (og:image): the first page of the frozen PDF as a PNG, made once per
     // PDF (preview-image.ts); offered exactly when the page offers "Download PDF", else not found.
@@ -47,46 +88,33 @@ export function createVerifyService(deps: {
       return { uniqueCode: row.unique_code, pdf: row.pdf, sha256: row.sha256 };
     },
 
-    // `count` is false for HEAD: only real verifications count.
+    // The signed credential by public code (frozen bytes, cached); undefined when it has none.
+    async credential(input: string): Promise<Buffer | undefined> {
+      const entry = await entryOf(checkedCode(input));
+      return entry?.frozen.credential ?? undefined;
+    },
+
+    // `count` is false for HEAD: only real verifications count, once each, when answered.
     // credentialSha256 (the page's drop zone) and the account's page settings are for the page;
     // the JSON answer's schema leaves them out.
     async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification & PageExtras> {
-      const code = checkedCode(input);
-      const row = await findForVerification(deps.db.pool, code, opts.count !== false);
-      if (!row) throw new NotFoundError('Certificate');
-      const signedRow = row.credential_sha256 !== null;
-      // Expired from its expiry instant on; the status stays Issued.
-      const expired = row.expires_at !== null && row.expires_at.getTime() <= deps.now().getTime();
-      return {
-        valid: row.status === 'Issued' && !expired,
-        status: row.status,
-        uniqueCode: row.unique_code,
-        recipientName: row.recipient_name,
-        issuedAt: row.issued_at.toISOString(),
-        expiresAt: row.expires_at?.toISOString() ?? null,
-        expiresOn: row.expires_at ? row.expires_on : null,
-        expired,
-        revokedAt: row.revoked_at?.toISOString() ?? null,
-        revocationReason: row.revocation_reason,
-        title: row.title,
-        templateName: row.template_name,
-        issuerName: row.issuer_name,
-        issuerCurrentName: row.issuer_current_name,
-        verificationUrl: verificationUrl(deps.publicBaseUrl, row.unique_code),
-        pdfSha256: row.sha256,
-        signed: signedRow,
-        pdfSigned: row.pdf_signed,
-        credentialSha256: row.credential_sha256,
-        linkedinOrganizationId: row.linkedin_organization_id,
-        publicDownload: row.public_download,
-        defaultLanguage: row.default_language ?? 'en',
-        supersededBy:
-          row.superseded_by_code === null
-            ? null
-            : verificationUrl(deps.publicBaseUrl, row.superseded_by_code),
-        issuerDid: signedRow ? issuerDid(deps.publicBaseUrl, row.account_id) : null,
-        credentialUrl: signedRow ? `${deps.publicBaseUrl}/api/v1/verify/${row.unique_code}/credential` : null,
-      };
+      const entry = await entryOf(checkedCode(input));
+      if (!entry) throw new NotFoundError('Certificate');
+      if (opts.count !== false) counter.add(entry.frozen.id);
+      return viewOf(entry, deps.publicBaseUrl, deps.now());
+    },
+
+    /** What the cache holds now (entries, about how many bytes). */
+    cacheSize: () => cache.size,
+
+    /** Resolves once every verification this instance answered so far is in the database. */
+    flushCounts: () => counter.flush(),
+
+    // The graceful shutdown (after the HTTP server drained): the last counts, then the listener.
+    async close() {
+      closed = true;
+      await counter.close();
+      await listener?.close();
     },
   };
 }
