@@ -21,8 +21,8 @@ const validSendBody = compileBodyValidator(SendBody);
 
 // The list's search, as the list page and the ZIP download read it from the query. A search with an
 // @ is an email address. Anything else that reads as a code (any case, with or without dashes and
-// spaces) and is one of the account's certificates' finds that certificate, through the unique index
-// of codes; otherwise it looks in the recipients' names.
+// spaces) and is the code of one of the account's certificates finds that certificate, through the
+// unique index of codes; otherwise it looks in the recipients' names.
 async function searchOf(deps: DashboardDeps, accountId: string, query: Record<string, string | undefined>) {
   const status = STATUSES.find((s) => s === query.status);
   const search = (query.q ?? '').trim().slice(0, 200);
