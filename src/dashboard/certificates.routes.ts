@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError } from '../platform/errors.js';
 import { compileBodyValidator } from '../platform/validation.js';
-import { certificateFileName } from '../modules/shared/certificate-links.js';
+import { certificateFileName, codeOfText } from '../modules/shared/certificate-links.js';
 import type { CertificateStatus } from '../modules/certificates/certificates.repository.js';
 import { SendBody } from '../modules/emails/emails.schemas.js';
 import type { DashboardDeps } from './deps.js';
@@ -19,14 +19,24 @@ const STATUSES: CertificateStatus[] = ['Issued', 'Revoked', 'Draft'];
 // The API's own body schema: the dashboard's form sends what a client would.
 const validSendBody = compileBodyValidator(SendBody);
 
-// The list's search, as the list page and the ZIP download read it from the query.
-function searchOf(query: Record<string, string | undefined>) {
+// The list's search, as the list page and the ZIP download read it from the query. A search with an
+// @ is an email address. Anything else that reads as a code (any case, with or without dashes and
+// spaces) and is the code of one of the account's certificates finds that certificate, through the
+// unique index of codes; otherwise it looks in the recipients' names.
+async function searchOf(deps: DashboardDeps, accountId: string, query: Record<string, string | undefined>) {
   const status = STATUSES.find((s) => s === query.status);
   const search = (query.q ?? '').trim().slice(0, 200);
-  // A search with an @ is an email address; anything else looks in the recipients' names.
-  const filter = {
+  const code = search.includes('@') ? undefined : codeOfText(search);
+  const found = code ? await deps.services.certificates.searchIds(accountId, { uniqueCode: code }) : [];
+  const filter: { status?: CertificateStatus; recipientEmail?: string; q?: string; uniqueCode?: string } = {
     status,
-    ...(search.includes('@') ? { recipientEmail: search } : search ? { q: search } : {}),
+    ...(search.includes('@')
+      ? { recipientEmail: search }
+      : found.length > 0
+        ? { uniqueCode: code }
+        : search
+          ? { q: search }
+          : {}),
   };
   return { status, search, filter };
 }
@@ -44,9 +54,10 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
   kit.page('/certificates', 'read', async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const query = request.query as Record<string, string | undefined>;
-    const { status, search, filter } = searchOf(query);
-    const input = { ...filter, page: pageNumber(query.page), perPage: PER_PAGE };
-    const list = await certificates.list(accountId, input);
+    const { status, search, filter } = await searchOf(deps, accountId, query);
+    const { uniqueCode, ...rest } = filter;
+    const input = { ...rest, page: pageNumber(query.page), perPage: PER_PAGE };
+    const list = await certificates.list(accountId, input, { uniqueCode });
     return certificatesPage({ ...pageFrame(request, reply), list, status, search });
   });
 
@@ -54,7 +65,7 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
   // Like every download that counts, refused when it comes from another site (downloads.ts).
   app.get('/certificates/pdfs.zip', { preHandler: kit.allow('issue') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
-    const { filter } = searchOf(request.query as Record<string, string | undefined>);
+    const { filter } = await searchOf(deps, accountId, request.query as Record<string, string | undefined>);
     const ids = await certificates.searchIds(accountId, filter);
     const fileName = `certificates-${deps.now().toISOString().slice(0, 10)}.zip`;
     const entries = certificates.pdfEntries(signedIn(request).principal, accountId, ids, 'search');

@@ -3,6 +3,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import { AT_ONCE_ROWS } from '../modules/imports/imports.service.js';
 import { readRecipientsCsv } from '../modules/imports/recipients-csv.js';
+import { validityExpiry } from '../modules/certificates/issue-plan.js';
+import { dayExpiry } from '../modules/certificates/recipient.js';
+import { durationText } from '../platform/duration.js';
+import type { TemplateView } from '../modules/templates/templates.schemas.js';
 import type { DashboardDeps } from './deps.js';
 import { sendCsv, sendZip } from './downloads.js';
 import { form, isUuid, pathId } from './params.js';
@@ -37,6 +41,20 @@ function templateChoice(deps: DashboardDeps) {
   };
 }
 
+// What an expiry left empty gives, for the form to say: the template's validity from now (null: the
+// certificate does not expire). The issue computes it again, from its own issue time.
+async function defaultExpiry(deps: DashboardDeps, accountId: string, template?: TemplateView) {
+  if (!template) return undefined;
+  const { issuedDesign } = await deps.services.templates.working(accountId, template.id);
+  const now = deps.now();
+  const expiry = validityExpiry(issuedDesign, now);
+  const today = now.toISOString().slice(0, 10);
+  return {
+    today,
+    byValidity: expiry && { at: expiry.expiresAt.toISOString(), validity: durationText(expiry.validity) },
+  };
+}
+
 function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
   const { issue } = deps.services;
 
@@ -44,7 +62,8 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
     const { accountId } = signedIn(request).user;
     const list = await choice.list(accountId);
     const template = await choice.of(accountId, choice.query(request));
-    return issueOnePage({ user: userFrame(request, reply), templates: list, template, values: {} });
+    const expiry = await defaultExpiry(deps, accountId, template);
+    return issueOnePage({ user: userFrame(request, reply), templates: list, template, expiry, values: {} });
   });
 
   app.post('/certificates/new', { preHandler: kit.form('issue') }, async (request, reply) => {
@@ -62,6 +81,7 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
           user: userFrame(request, reply),
           templates: await choice.list(s.user.accountId),
           template,
+          expiry: await defaultExpiry(deps, s.user.accountId, template),
           values,
           error,
           issues,
@@ -74,11 +94,21 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
       const v = (values[`data.${f.key}`] ?? '').trim();
       if (v) data[f.key] = v;
     }
+    // The expiry is a day (its end, UTC); empty: the template's validity.
+    const day = (values.expiresOn ?? '').trim();
+    const expiresAt = day ? dayExpiry(day) : undefined;
+    if (day && !expiresAt) {
+      const message = 'must be a date, such as 2028-11-27';
+      return again(422, 'The certificate was not issued: correct the fields below.', [
+        { path: ['recipient', 'expiresOn'], message },
+      ]);
+    }
     try {
       const certificate = await issue.issueOne(s.principal, template.id, {
         name: values.name ?? '',
         email: (values.email ?? '').trim(),
         data,
+        ...(expiresAt ? { expiresAt } : {}),
       });
       setFlash(request, { kind: 'ok', text: 'The certificate is issued.' });
       return reply.redirect(`/dashboard/certificates/${certificate.id}`, 303);

@@ -53,3 +53,18 @@ export function addDuration(from: Date, d: CalendarDuration): Date {
   out.setUTCFullYear(year, month, day);
   return out;
 }
+
+/** A duration as people read it: "2 years", "1 year and 6 months", "90 days". */
+export function durationText(d: CalendarDuration): string {
+  const parts = (
+    [
+      [d.years, 'year'],
+      [d.months, 'month'],
+      [d.weeks, 'week'],
+      [d.days, 'day'],
+    ] as const
+  )
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n.toLocaleString('en-US')} ${unit}${n === 1 ? '' : 's'}`);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : (parts[0] ?? '');
+}

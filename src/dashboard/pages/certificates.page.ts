@@ -89,7 +89,7 @@ export function certificatesPage(opts: {
               id="q"
               name="q"
               value="${opts.search}"
-              placeholder="Name, or an email address"
+              placeholder="Name, email address or certificate code"
             />
           </div>
           ${select('status', 'Status', options)}

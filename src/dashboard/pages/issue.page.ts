@@ -5,9 +5,9 @@ import {
   type ImportView,
   type RowView,
 } from '../../modules/imports/imports.service.js';
-import { MAX_CSV_SIZE } from '../../modules/imports/recipients-csv.js';
+import { EXPIRY_COLUMN, MAX_CSV_SIZE } from '../../modules/imports/recipients-csv.js';
 import type { UsageView } from '../../modules/usage/usage.schemas.js';
-import { csrfField, notice, page, typed, type Flash } from '../html.js';
+import { csrfField, date, notice, page, typed, type Flash } from '../html.js';
 import { html, type Html } from '../../platform/html.js';
 import type { userFrame } from '../session.js';
 import { badge, select, table, titledPage } from './components.js';
@@ -54,6 +54,7 @@ function input(opts: {
   error?: string;
   hint?: string;
   auto?: boolean;
+  min?: string;
 }): Html {
   const describedBy = opts.error ? html` aria-invalid="true" aria-describedby="${opts.id}-error"` : '';
   return html`<label for="${opts.id}"
@@ -64,15 +65,42 @@ function input(opts: {
       id="${opts.id}"
       name="${opts.name}"
       value="${opts.value ?? ''}"
-      ${opts.required ? html` required` : ''}${opts.auto ? html` dir="auto"` : ''}${describedBy}
+      ${opts.required ? html` required` : ''}${opts.auto ? html` dir="auto"` : ''}${opts.min ? html` min="${opts.min}"` : ''}${describedBy}
     />
     ${opts.error ? html`<div class="notice error small" id="${opts.id}-error">${opts.error}</div>` : ''}`;
+}
+
+/** What an expiry left empty gives: the template's validity from now, or null (no expiry). */
+export interface DefaultExpiry {
+  today: string;
+  byValidity: { at: string; validity: string } | null;
+}
+
+// The form's expiry: a day (the end of it, UTC), else the template's validity, as the hint says.
+function expiryInput(expiry: DefaultExpiry | undefined, value: string | undefined, issues: Issue[]): Html {
+  const passed =
+    errorText(issues, 'expiresAt') && 'must be today or a later day (it must be after the issue)';
+  const leftEmpty = expiry?.byValidity
+    ? html`Leave empty: expires on ${date(expiry.byValidity.at)} (template: ${expiry.byValidity.validity}).`
+    : html`Leave empty: does not expire (the template sets no validity).`;
+  return html`${input({
+      id: 'expiresOn',
+      name: 'expiresOn',
+      label: 'Expires on',
+      type: 'date',
+      value,
+      min: expiry?.today,
+      error: errorText(issues, 'expiresOn') ?? passed,
+      hint: 'The certificate expires at the end of that day (UTC).',
+    })}
+    <p class="small muted" id="expiry-default">${leftEmpty}</p>`;
 }
 
 export function issueOnePage(opts: {
   user: User;
   templates: TemplateView[];
   template?: TemplateView;
+  expiry?: DefaultExpiry;
   values: Record<string, string>;
   error?: string;
   issues?: Issue[];
@@ -95,6 +123,7 @@ export function issueOnePage(opts: {
             auto: true,
           }),
         )}
+        ${expiryInput(opts.expiry, opts.values.expiresOn, issues)}
         <div class="actions"><button type="submit">Issue the certificate</button></div>
         <p class="small muted">
           Issuing uses one certificate of this month's quota. The PDF is rendered once and frozen.
@@ -152,6 +181,16 @@ export function uploadPage(opts: {
             <code>name</code> and <code>email</code> first, then one column per template
             field${t.fields.length ? html` (${t.fields.map((f, i) => html`${i ? ', ' : ''}<code>${f.key}</code>${f.required ? ' required' : ''}`)})` : ''}.
           </li>
+          ${
+            t.fields.some((f) => f.key === EXPIRY_COLUMN)
+              ? ''
+              : html`<li id="csv-expiry">
+                  Optional: a column <code>${EXPIRY_COLUMN}</code>, the row's own expiry: a date
+                  (<code>2028-11-27</code>: the end of that day, UTC) or a date-time with a time zone
+                  (<code>2028-11-27T17:00:00+01:00</code>). Empty: the template's validity. A bad or past
+                  value fails that row with its reason.
+                </li>`
+          }
           <li>
             UTF-8, with or without a byte-order mark (“CSV UTF-8” in spreadsheet programs); commas or
             semicolons.

@@ -129,6 +129,8 @@ export interface ListFilter {
   recipientEmail?: string;
   templateId?: string;
   q?: string;
+  /** The certificate with this code (upper case). */
+  uniqueCode?: string;
   /** Expired (true) or not (false) at `now`. */
   expired?: { value: boolean; now: Date };
   expiresBefore?: Date;
@@ -151,6 +153,8 @@ function filterCondition(accountId: string, filter: SearchFilter): { condition: 
   if (filter.recipientEmail) add((p) => `lower(recipient_email) = lower(${p})`, filter.recipientEmail);
   if (filter.templateId) add((p) => `template_id = ${p}`, filter.templateId);
   if (filter.q) add((p) => `search_name LIKE ${p}`, containsPattern(filter.q));
+  // One probe of the unique index on unique_code.
+  if (filter.uniqueCode) add((p) => `unique_code = ${p}`, filter.uniqueCode);
   if (filter.expired?.value === true) add((p) => `expires_at <= ${p}`, filter.expired.now);
   if (filter.expired?.value === false)
     add((p) => `(expires_at IS NULL OR expires_at > ${p})`, filter.expired.now);
@@ -213,7 +217,12 @@ export async function listCertificates(
 ): Promise<{ rows: CertificateRow[]; total: number }> {
   const { condition, params } = filterCondition(accountId, filter);
   const uncounted =
-    filter.createdAfter || filter.recipientEmail || filter.q || filter.expired || filter.expiresBefore;
+    filter.createdAfter ||
+    filter.recipientEmail ||
+    filter.q ||
+    filter.uniqueCode ||
+    filter.expired ||
+    filter.expiresBefore;
   const [list, total] = await Promise.all([
     db.query<CertificateRow>(
       `SELECT ${CERT_COLUMNS} FROM certificates

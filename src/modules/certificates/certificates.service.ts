@@ -49,6 +49,8 @@ export function createCertificatesService(deps: {
         expired?: 'true' | 'false';
         expiresBefore?: string;
       },
+      // The dashboard's search also finds a certificate by its code; not a filter of the API.
+      also: { uniqueCode?: string } = {},
     ) {
       assertStorable({ recipientEmail: input.recipientEmail, q: input.q });
       const page = toPage(input);
@@ -60,6 +62,7 @@ export function createCertificatesService(deps: {
         recipientEmail: input.recipientEmail,
         templateId: input.templateId?.toLowerCase(),
         q: input.q,
+        uniqueCode: also.uniqueCode,
         expired:
           input.expired === undefined ? undefined : { value: input.expired === 'true', now: deps.now() },
         expiresBefore: input.expiresBefore === undefined ? undefined : new Date(input.expiresBefore),
@@ -104,7 +107,13 @@ export function createCertificatesService(deps: {
     // The ids of the newest certificates (at most ZIP_MAX) that a list search matches.
     async searchIds(
       accountId: string,
-      input: { status?: repo.CertificateStatus; recipientEmail?: string; q?: string; templateId?: string },
+      input: {
+        status?: repo.CertificateStatus;
+        recipientEmail?: string;
+        q?: string;
+        uniqueCode?: string;
+        templateId?: string;
+      },
     ): Promise<string[]> {
       assertStorable({ recipientEmail: input.recipientEmail, q: input.q });
       return repo.matchingIds(db, accountId, input, ZIP_MAX);

@@ -1,4 +1,4 @@
-import { addDuration, parseDuration } from '../../platform/duration.js';
+import { addDuration, parseDuration, type CalendarDuration } from '../../platform/duration.js';
 import type { Principal } from '../../platform/principal.js';
 import type { RenderValues } from '../../pdf/pdf-renderer.js';
 import { fillText } from '../../pdf/placeholders.js';
@@ -42,6 +42,19 @@ export function validityOf(template: TemplateWithDesign): ((issuedAt: Date) => D
   const parsed = parseDuration(template.design.validity);
   if (!parsed.ok) throw new Error(`template ${template.id} has an invalid validity`);
   return (issuedAt) => addDuration(issuedAt, parsed.duration);
+}
+
+/**
+ * What a design's validity gives for an issue at `issuedAt`, as the issue form shows it before
+ * anything is issued: the validity read (null: the certificates do not expire) and the expiry.
+ */
+export function validityExpiry(
+  design: { validity?: string },
+  issuedAt: Date,
+): { validity: CalendarDuration; expiresAt: Date } | null {
+  const parsed = design.validity === undefined ? undefined : parseDuration(design.validity);
+  if (!parsed?.ok) return null;
+  return { validity: parsed.duration, expiresAt: addDuration(issuedAt, parsed.duration) };
 }
 
 /** An issue's default expiry: the template's validity from the issue time, if it has one. */

@@ -20,6 +20,21 @@ const ISO_DATE_PART = /^(\d{4}-\d{2}-\d{2})[Tt ]/;
 
 const validateShape = compileBodyValidator(Recipient);
 
+/** The start of the message of an expiresAt that is not after the issue time. */
+export const EXPIRES_AFTER_ISSUE = 'must be after the issue time';
+
+/**
+ * A calendar day (YYYY-MM-DD) as an expiry: the end of that day in UTC, as an ISO 8601 date-time
+ * (decisions 24: the template's time zone, UTC while templates have none). The dashboard's issue form
+ * and the CSV's `expiresAt` dates use it; the date part stays the day, so the day is what is shown.
+ * Undefined unless `day` is a real date.
+ */
+export function dayExpiry(day: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const at = new Date(`${day}T23:59:59.999Z`);
+  return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== day ? undefined : at.toISOString();
+}
+
 // Validates one recipient against the schema and the template's declared fields. Issue paths
 // start with `prefix` (["recipient"] or ["recipients", index]), as the client sent them. An
 // expiresAt must be after `issuedAt`.
@@ -66,7 +81,7 @@ export function checkRecipient(
     } else if (expiresAt.getTime() <= issuedAt.getTime()) {
       issues.push({
         path: [...prefix, 'expiresAt'],
-        message: `must be after the issue time (${issuedAt.toISOString()})`,
+        message: `${EXPIRES_AFTER_ISSUE} (${issuedAt.toISOString()})`,
       });
     }
   }

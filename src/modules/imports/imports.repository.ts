@@ -27,6 +27,8 @@ export interface ImportRecipient {
   name: string;
   email: string;
   data: Record<string, string>;
+  /** The row's own expiry as the issue takes it (migration 028); none: the template's validity. */
+  expiresAt?: string | null;
 }
 
 export interface RowResult {
@@ -75,9 +77,10 @@ export async function insertImport(
   for (let at = 0; at < imp.rows.length; at += INSERT_ROWS_AT_ONCE) {
     const part = imp.rows.slice(at, at + INSERT_ROWS_AT_ONCE);
     await tx.query(
-      `INSERT INTO import_rows (import_id, row_no, line, name, email, data)
-       SELECT $1, $2::int + u.ord, u.line, u.name, u.email, u.data::jsonb
-         FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS u(line, name, email, data, ord)`,
+      `INSERT INTO import_rows (import_id, row_no, line, name, email, data, expires_at)
+       SELECT $1, $2::int + u.ord, u.line, u.name, u.email, u.data::jsonb, u.expires_at
+         FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+              WITH ORDINALITY AS u(line, name, email, data, expires_at, ord)`,
       [
         imp.id,
         at,
@@ -85,6 +88,7 @@ export async function insertImport(
         part.map((r) => r.name),
         part.map((r) => r.email),
         part.map((r) => JSON.stringify(r.data)),
+        part.map((r) => r.expiresAt ?? null),
       ],
     );
   }
@@ -151,12 +155,16 @@ export async function chunkRows(
     name: string;
     email: string;
     data: Record<string, string>;
+    expires_at: string | null;
   }>(
-    `SELECT row_no, line, name, email, data FROM import_rows
+    `SELECT row_no, line, name, email, data, expires_at FROM import_rows
       WHERE import_id = $1 AND row_no BETWEEN $2 AND $3 ORDER BY row_no`,
     [chunk.importId, chunk.firstRow, chunk.lastRow],
   );
-  return rows.map((r) => ({ rowNo: r.row_no, line: r.line, name: r.name, email: r.email, data: r.data }));
+  return rows.map((r) => ({
+    ...{ rowNo: r.row_no, line: r.line, name: r.name, email: r.email, data: r.data },
+    expiresAt: r.expires_at,
+  }));
 }
 
 // A chunk's row results, its `done` and the import's counters and state, in the chunk's transaction.
@@ -309,7 +317,8 @@ export async function failureReasons(
 // The failed rows of an import, in file order, as a new import stores them.
 export async function failedRows(db: Queryable, importId: string): Promise<ImportRecipient[]> {
   const { rows } = await db.query<ImportRecipient>(
-    `SELECT line, name, email, data FROM import_rows WHERE import_id = $1 AND status = 'failed' ORDER BY row_no`,
+    `SELECT line, name, email, data, expires_at AS "expiresAt" FROM import_rows
+      WHERE import_id = $1 AND status = 'failed' ORDER BY row_no`,
     [importId],
   );
   return rows;

@@ -156,7 +156,10 @@ async function issueClaimedChunk(
       tx,
       principal,
       chunk.templateId,
-      rows.map((r) => ({ name: r.name, email: r.email, data: r.data })),
+      rows.map((r) => ({
+        ...{ name: r.name, email: r.email, data: r.data },
+        ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
+      })),
       events,
     );
   } catch (err) {

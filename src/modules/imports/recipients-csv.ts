@@ -4,6 +4,7 @@ import { parse as parseAll } from 'csv-parse/sync';
 import { ValidationError, type Issue } from '../../platform/errors.js';
 import { hasForbiddenCharacter, PLAIN_TEXT_CHARACTERS } from '../../platform/text.js';
 import { DATA_VALUE_MAX_LENGTH, EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from '../../platform/limits.js';
+import { dayExpiry, EXPIRES_AFTER_ISSUE } from '../certificates/recipient.js';
 
 // Issuing many certificates from a spreadsheet: a header row `name, email, <one column per template
 // field>`, UTF-8 with or without a byte-order mark, separated by commas or semicolons (what
@@ -17,6 +18,12 @@ import { DATA_VALUE_MAX_LENGTH, EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from '../../
 // gives the event loop a turn every 10 ms of parsing; parseRecipientsCsv is the same reading in one
 // go, which holds the event loop for as long as the file takes (seconds for 20 MB): prefer
 // readRecipientsCsv.
+//
+// An optional column `expiresAt` (any case; decisions 24) sets a row's own expiry, overriding the
+// template's validity: a date (YYYY-MM-DD, the end of that day in UTC) or a date-time as the API's
+// `expiresAt`; empty, the template's validity. It is checked when the row is issued, as the API
+// checks it: a bad value fails that row with its reason. A template with a field of that very key
+// keeps its field: the column fills the field.
 
 export const MAX_CSV_ROWS = 50_000;
 /** 20 MB, as the contract writes it (decimal megabytes). */
@@ -48,8 +55,21 @@ const DATA_CELL_LIMIT = DATA_VALUE_MAX_LENGTH;
 export interface CsvRow {
   // The line of the file the row ends on (the header is line 1), as a spreadsheet numbers it.
   line: number;
-  recipient: { name: string; email: string; data: Record<string, string> };
+  recipient: {
+    name: string;
+    email: string;
+    data: Record<string, string>;
+    /** The row's own expiry as the API takes it (a date made the end of its day, UTC). */
+    expiresAt?: string | null;
+  };
 }
+
+/** The column of a row's own expiry (any case). */
+export const EXPIRY_COLUMN = 'expiresAt';
+
+/** Why a row's expiresAt was refused, unless it was not after the issue time. */
+export const EXPIRY_CELL_MESSAGE =
+  'must be a date (YYYY-MM-DD: the end of that day, UTC) or a date-time with Z or an offset, such as 2028-11-26T17:00:00+01:00';
 
 function refuse(message: string): never {
   throw new ValidationError([{ path: ['file'], message }], message);
@@ -107,50 +127,71 @@ function checkCharacters(header: string[] | undefined, record: string[], line: n
   });
 }
 
-function checkHeader(record: string[], line: number, fields: { key: string; required: boolean }[]): string[] {
-  const header = record.map((h) => h.trim());
+// The header's columns (the expiry's named EXPIRY_COLUMN), and where the expiry is (-1: none).
+function checkHeader(
+  record: string[],
+  line: number,
+  fields: { key: string; required: boolean }[],
+): { header: string[]; expiryAt: number } {
   checkCharacters(undefined, record, line);
+  const known = new Set(fields.map((f) => f.key));
+  const isExpiry = (h: string) => !known.has(h) && h.toLowerCase() === EXPIRY_COLUMN.toLowerCase();
+  const header = record.map((h) => h.trim()).map((h, i) => (i >= 2 && isExpiry(h) ? EXPIRY_COLUMN : h));
   if (header[0]?.toLowerCase() !== 'name' || header[1]?.toLowerCase() !== 'email') {
     refuse(
       `The header row must start with the columns name and email; it starts with ${header.slice(0, 2).join(', ')}`,
     );
   }
-  const known = new Set(fields.map((f) => f.key));
-  const extra = header.slice(2).filter((h) => !known.has(h));
+  const expiry = known.has(EXPIRY_COLUMN) ? '' : `, and ${EXPIRY_COLUMN} may give an expiry`;
+  const extra = header.slice(2).filter((h) => !known.has(h) && h !== EXPIRY_COLUMN);
   if (extra.length > 0) {
     refuse(
-      `The header names columns this template has no field for: ${extra.join(', ')}; its fields are ${[...known].join(', ') || 'none'}`,
+      `The header names columns this template has no field for: ${extra.join(', ')}; its fields are ${[...known].join(', ') || 'none'}${expiry}`,
     );
   }
   const missing = fields.filter((f) => f.required && !header.includes(f.key)).map((f) => f.key);
   if (missing.length > 0) refuse(`The header lacks the required field columns: ${missing.join(', ')}`);
   const duplicate = header.find((h, i) => header.indexOf(h) !== i);
   if (duplicate) refuse(`The header names the column ${duplicate} twice`);
-  return header;
+  const expiryAt = known.has(EXPIRY_COLUMN) ? -1 : header.indexOf(EXPIRY_COLUMN, 2);
+  return { header, expiryAt };
+}
+
+// A row's expiresAt cell as the API takes it: a date becomes the end of that day (UTC); anything else
+// goes as written, for the issue to accept or refuse.
+function expiryCell(value: string): string | null {
+  return value === '' ? null : (dayExpiry(value) ?? value);
 }
 
 // The rows of one file, a record at a time as the parser finds them: the header checked at the
 // first, every row counted and checked as it comes, the row past the limit refused at once.
 function recipientsCollector(fields: { key: string; required: boolean }[], limits: CsvLimits) {
   let header: string[] | undefined;
+  let expiryAt = -1;
   const rows: CsvRow[] = [];
   return {
     // csv-parse's on_record: returns null so that the parser keeps nothing itself.
     onRecord(record: string[], info: { lines: number }): null {
       if (!header) {
-        header = checkHeader(record, info.lines, fields);
+        ({ header, expiryAt } = checkHeader(record, info.lines, fields));
         return null;
       }
       if (rows.length === limits.rows) tooManyRows(limits);
       checkCharacters(header, record, info.lines);
       const data: Record<string, string> = {};
-      header.slice(2).forEach((key, i) => {
-        const value = record[i + 2]?.trim() ?? '';
-        if (value !== '') data[key] = value;
+      header.forEach((key, i) => {
+        const value = record[i]?.trim() ?? '';
+        if (i >= 2 && i !== expiryAt && value !== '') data[key] = value;
       });
+      const expiresAt = expiryAt < 0 ? null : expiryCell(record[expiryAt]?.trim() ?? '');
       rows.push({
         line: info.lines,
-        recipient: { name: record[0]?.trim() ?? '', email: record[1]?.trim() ?? '', data },
+        recipient: {
+          name: record[0]?.trim() ?? '',
+          email: record[1]?.trim() ?? '',
+          data,
+          ...(expiresAt === null ? {} : { expiresAt }),
+        },
       });
       return null;
     },
@@ -292,6 +333,9 @@ export async function readRecipientsCsv(
 export function issueText(issue: Issue): string {
   const path = issue.path.slice(2).join('.');
   const column = path === 'name' || path === 'email' ? path : path.startsWith('data.') ? path.slice(5) : path;
+  // The API names its own form of an expiry; a file may also hold a date.
+  if (path === EXPIRY_COLUMN && !issue.message.startsWith(EXPIRES_AFTER_ISSUE))
+    return `${column}: ${EXPIRY_CELL_MESSAGE}`;
   return column ? `${column}: ${issue.message}` : issue.message;
 }
 

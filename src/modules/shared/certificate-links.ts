@@ -25,3 +25,10 @@ export function checkedCode(input: string): string {
   }
   return input.toUpperCase();
 }
+
+// A code as people type it: any case, with spaces or dashes (the verification page's code box, the
+// dashboard's search). Undefined unless it is a code.
+export function codeOfText(text: string): string | undefined {
+  const code = text.replace(/[\s-]+/g, '').toUpperCase();
+  return isUniqueCode(code) ? code : undefined;
+}

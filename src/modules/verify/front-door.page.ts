@@ -1,6 +1,6 @@
 import { html, when, type Html } from '../../platform/html.js';
 import { messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
-import { isUniqueCode } from '../../platform/ids.js';
+import { codeOfText } from '../shared/certificate-links.js';
 import { cspHash, publicPage } from './verify-page.layout.js';
 import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 
@@ -106,6 +106,5 @@ export function codeFromInput(input: string): string | undefined {
   let text = input.trim();
   const link = /\/verify\/([^/?#\s]+)\/?(?:[?#].*)?$/.exec(text);
   if (link?.[1]) text = link[1];
-  const code = text.replace(/[\s-]+/g, '').toUpperCase();
-  return isUniqueCode(code) ? code : undefined;
+  return codeOfText(text);
 }
