@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fromAcceptLanguage, languageOf, type Language } from '../../platform/i18n/i18n.js';
@@ -12,12 +11,11 @@ import {
   rateHeaders,
   withRateHeaders,
 } from '../../platform/http/schemas.js';
-import { nameFontFile } from '../shared/name-fonts.js';
-import { browserAssetByFile, IMMUTABLE } from '../../platform/http/browser-assets.js';
 import { PreviewUnavailableError } from './preview-image.js';
 import { codeFromInput, FRONT_DOOR_HEADERS, renderCodeBoxPage, renderFrontDoor } from './front-door.page.js';
 import { renderNotFoundPage, renderVerifyPage, VERIFY_PAGE_HEADERS } from './verify.page.js';
 import type { VerifyService } from './verify.service.js';
+import { fileAnswer, verifyFileRoutes } from './verify-files.routes.js';
 import { Verification, VERIFICATION_EXAMPLE } from './verify.schemas.js';
 import { certificateFileName } from '../shared/certificate-links.js';
 import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
@@ -51,10 +49,6 @@ function pageRoute<Response>(schema: {
 
 // A file answered as it is (the PDF, the preview PNG, a font), with a word on its bytes, under the
 // verify limit's headers.
-function fileAnswer(mediaType: string, bytes: string, description: string) {
-  const body = Type.String({ contentEncoding: 'binary', contentMediaType: mediaType });
-  return nonJson(mediaType, example(body, bytes), description, rateHeaders);
-}
 
 // The page's language: ?lang=xx (the switcher's links), else the reader's Accept-Language, else
 // the issuer's default language (Settings > Organisation), else English.
@@ -93,8 +87,7 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   previewImageRoute(api, verify);
   frontDoorRoute(api);
   codeBoxRoute(api);
-  pageFontRoute(app);
-  pageScriptRoute(app);
+  verifyFileRoutes(app);
 }
 
 // The verification as JSON: the API operation, counted like the page.
@@ -339,83 +332,6 @@ function codeBoxRoute(api: Api) {
       if (code) return reply.code(303).header('Location', code).header('Cache-Control', 'no-store').send();
       const lang = pageLanguage(request);
       return frontDoorReply(reply, lang).send(renderCodeBoxPage(input.trim(), lang));
-    },
-  );
-}
-
-// The bundled fonts the page (and email bodies) fall back to for names in scripts the reader's
-// device has no font for; browsers fetch one only for characters in its unicode-range. Part of
-// the page, not of the API: hidden from the description.
-function pageFontRoute(app: FastifyInstance) {
-  app.get(
-    '/verify/fonts/:file',
-    {
-      config: { access: { kind: 'anonymous' } },
-      schema: {
-        hide: true,
-        operationId: 'verificationPageFont',
-        tags: ['Verification'],
-        summary: 'A font of the verification page (TrueType)',
-        description:
-          'Noto fonts (SIL Open Font License) for names in Arabic, Hebrew, Indic, Thai, CJK and other scripts.',
-        security: [],
-        params: Type.Object(
-          { file: Type.String({ description: 'e.g. noto-arabic-400.ttf' }) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: fileAnswer(
-            'font/ttf',
-            '(the bytes of the TrueType font file)',
-            'The font file, cacheable for a year',
-          ),
-          ...errorResponses(404, 429),
-        },
-      },
-    },
-    async (request, reply) => {
-      const path = nameFontFile((request.params as { file: string }).file);
-      if (!path) throw new NotFoundError('Font');
-      return reply
-        .type('font/ttf')
-        .header('Cache-Control', 'public, max-age=31536000, immutable')
-        .header('X-Content-Type-Options', 'nosniff')
-        .send(createReadStream(path));
-    },
-  );
-}
-
-// The verification page's script (src/browser/verify.ts, bundled by scripts/build-browser.js), under
-// its hashed name: cacheable for a year. Part of the page, not of the API: hidden from the description.
-function pageScriptRoute(app: FastifyInstance) {
-  app.get(
-    '/verify/assets/:file',
-    {
-      config: { access: { kind: 'anonymous' } },
-      schema: {
-        hide: true,
-        operationId: 'verificationPageScript',
-        tags: ['Verification'],
-        summary: 'The script of the verification page (JavaScript)',
-        security: [],
-        params: Type.Object(
-          { file: Type.String({ description: 'e.g. verify-3F2A9C1B0D.js' }) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: fileAnswer('text/javascript', '(the script)', 'The script, cacheable for a year'),
-          ...errorResponses(404, 429),
-        },
-      },
-    },
-    async (request, reply) => {
-      const asset = browserAssetByFile((request.params as { file: string }).file, ['verify.js']);
-      if (!asset) throw new NotFoundError('Script');
-      return reply
-        .type(asset.type)
-        .header('Cache-Control', IMMUTABLE)
-        .header('X-Content-Type-Options', 'nosniff')
-        .send(asset.body);
     },
   );
 }
