@@ -11,6 +11,7 @@ import type { RenderOutcome, RenderTemplate, RenderValues, SealableOutcome } fro
 
 export type {
   DataValue,
+  ListItem,
   RenderIssue,
   RenderOutcome,
   RenderTemplate,
@@ -143,7 +144,16 @@ interface TextFonts {
 
 function textFonts(design: Design): TextFonts[] {
   const fallbackOf = new Map((design.fonts ?? []).map((f) => [f.name, f.fallback ?? 'sans']));
-  return design.elements.flatMap((e) => {
+  const weightOf = (font: string | undefined): boolean =>
+    (fallbackOf.get(font ?? '') ?? font ?? 'sans').endsWith('bold');
+  return design.elements.flatMap((e): TextFonts[] => {
+    if (e.type === 'table') {
+      // The header in bold, the rows in the table's font (table-layout.ts).
+      return [
+        { bold: true, literal: e.columns.map((c) => c.label).join(' '), refs: [] },
+        { bold: weightOf(e.font), literal: '', refs: [{ source: 'data', key: e.field }] },
+      ];
+    }
     if (e.type !== 'text') return [];
     const { segments } = parseText(e.text);
     return [
@@ -172,7 +182,15 @@ function fallbacksFor(texts: TextFonts[], items: RenderValues[]): string[] {
 }
 
 function shownValue(ref: ValueRef, item: RenderValues): unknown {
-  if (ref.source === 'data') return item.data?.[ref.key] ?? '';
+  if (ref.source === 'data') {
+    const value = item.data?.[ref.key] ?? '';
+    // A list's items: every value of every item (a table shows them).
+    if (Array.isArray(value))
+      return value
+        .map((row) => (row && typeof row === 'object' ? Object.values(row).join('\n') : ''))
+        .join('\n');
+    return value;
+  }
   return ref.source === 'name'
     ? item.recipientName
     : ref.source === 'uniqueCode'

@@ -6,6 +6,7 @@ import { preparedImage } from './images.js';
 import { parseText, refKey, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
 import { layoutText, shapeLine, type TextBox } from './text-layout.js';
+import { compileTable, type DynamicTable } from './table-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
 // and template version: fonts, images serialised as PDF objects, static content, static glyphs.
@@ -49,20 +50,28 @@ export interface DynamicQr {
   background: string;
 }
 
-export type ContentPart = string | DynamicText | DynamicQr;
+export type ContentPart = string | DynamicText | DynamicQr | DynamicTable;
 
 export interface CompiledTemplate {
   pageHeight: number;
+  /** Page 1's content. */
   parts: ContentPart[];
+  /**
+   * Page 2's content, in a design of two pages: repeated, with the table's further rows, onto as many
+   * pages as the table needs. Undefined for one page.
+   */
+  secondPage: ContentPart[] | undefined;
   /** Fonts of the static texts, with their glyphs; a document adds fonts after them. */
   fonts: DocumentFont[];
   /** Values drawn, each with the elements' fonts: their characters are checked per recipient. */
   refs: { ref: ValueRef; elements: ElementFonts[] }[];
   requiredKeys: string[];
-  /** Header, pages and image objects. */
+  /** Header, pages (of a one-page design) and image objects. */
   prefix: { bytes: Buffer; offsets: Map<number, number> };
   /** The page dictionary's entries (a document writes the page, adding its own). */
   pageEntries: string;
+  /** The same without /Contents, for each page after the first (`/Contents n 0 R` follows). */
+  pageHead: string;
   title: string;
   /** The design's locale (BCP 47): how dates and numbers are written. */
   locale: string;
@@ -113,13 +122,24 @@ export function compileTemplate(design: Design): CompiledTemplate {
     return { resource: f.resource, cid: glyphCid(f, gid, text) };
   };
 
-  const parts: ContentPart[] = [];
+  // The content of each page; `parts` and `pending` are those of the page the element is drawn on.
+  const pageParts: ContentPart[][] = [[], []];
+  let onPage = 0;
+  let parts = pageParts[0]!;
   let pending = '';
   const flush = (): void => {
     if (pending) parts.push(pending);
     pending = '';
   };
+  const toPage = (page: number): void => {
+    if (page === onPage) return;
+    flush();
+    onPage = page;
+    parts = pageParts[page]!;
+  };
   const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
+  const locale = design.locale ?? 'en';
+  const pageCount = design.pages ?? 1;
 
   if (design.background?.color) {
     pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
@@ -128,8 +148,11 @@ export function compileTemplate(design: Design): CompiledTemplate {
     const name = imageResource(design.background.image);
     pending += `q ${num(pageWidth)} 0 0 ${num(pageHeight)} 0 0 cm /${name} Do Q\n`;
   }
+  // The background is on every page.
+  if (pageCount === 2 && pending) pageParts[1]!.push(pending);
 
   design.elements.forEach((element, elementIndex) => {
+    toPage((element.page ?? 1) - 1);
     switch (element.type) {
       case 'rect': {
         const y = pageHeight - element.y - element.height;
@@ -201,6 +224,19 @@ export function compileTemplate(design: Design): CompiledTemplate {
         parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf });
         break;
       }
+      case 'table':
+        flush();
+        parts.push(
+          compileTable({
+            element,
+            elementIndex,
+            custom: customFonts.faces,
+            pageHeight,
+            locale,
+            sink: staticSink,
+          }),
+        );
+        break;
     }
   });
   flush();
@@ -211,22 +247,24 @@ export function compileTemplate(design: Design): CompiledTemplate {
     nextObject += 5;
   }
   const imageResources = [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`);
-  writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
-  const pageEntries =
+  // A design of two pages has as many as its table needs: each document writes its page tree.
+  if (pageCount === 1) writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
+  const pageHead =
     `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >> ` +
-    `/Contents ${CONTENT_OBJECT} 0 R`;
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >>`;
 
   return {
     pageHeight,
-    parts,
+    parts: pageParts[0]!,
+    secondPage: pageCount === 2 ? pageParts[1] : undefined,
     fonts: compiledFonts,
     refs: [...refs.values()],
     requiredKeys: design.fields.filter((f) => f.required).map((f) => f.key),
     prefix: writer.build(),
-    pageEntries,
+    pageEntries: `${pageHead} /Contents ${CONTENT_OBJECT} 0 R`,
+    pageHead,
     title: textString(design.name),
-    locale: design.locale ?? 'en',
+    locale,
     objectCount: nextObject,
   };
 }
