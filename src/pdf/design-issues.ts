@@ -9,6 +9,7 @@ import type { RenderIssue } from './render-types.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
 import { fittingSize, lineHeight, shapeLine } from './text-layout.js';
+import { pageIssues } from './page-issues.js';
 
 export { sampleValues } from './sample-values.js';
 
@@ -40,6 +41,7 @@ export async function designIssues(design: Design): Promise<RenderIssue[]> {
   const declared = new Set(design.fields.map((f) => f.key));
   const custom = designFontFaces(design);
   issues.push(...custom.issues);
+  issues.push(...pageIssues(design, custom.faces));
   const bundled = new Set<string>(fontNames);
   const within = (i: number, x: number, y: number, right: number, bottom: number): void => {
     if (x + right > pageWidth + 1e-6) {

@@ -1,3 +1,4 @@
+import { LIST_MAX_ITEMS } from '../platform/limits.js';
 import type { TableElement } from './design.schema.js';
 import type { DesignFontFace } from './design-fonts.js';
 import { elementFonts } from './design-fonts.js';
@@ -24,8 +25,6 @@ import {
 // header row again. A value too wide for its column shrinks down to CELL_MIN_SCALE of the table's
 // size, and past that is cut and ends with an ellipsis.
 
-/** The most items a list value may have (the API's limit, and the renderer's bound on pages). */
-export const LIST_MAX_ITEMS = 500;
 /** How far a value shrinks before it is cut with an ellipsis. */
 export const CELL_MIN_SCALE = 0.75;
 const ELLIPSIS = '\u2026';
@@ -71,7 +70,7 @@ export function tableRows(
 }
 
 /** The header's font: the bold of a bundled font, a design's own font as it is. */
-function headerFont(font: string | undefined): string | undefined {
+export function headerFont(font: string | undefined): string | undefined {
   if (font === undefined || font === 'sans') return 'sans-bold';
   return font === 'serif' ? 'serif-bold' : font;
 }

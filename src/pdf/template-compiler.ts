@@ -96,59 +96,29 @@ export function compileTemplate(design: Design): CompiledTemplate {
   if (customFonts.issues.length > 0) throw new Error('the design has fonts that cannot be used');
   const writer = new PdfWriter();
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
-  let nextObject = FIRST_IMAGE;
+  const images = imageObjects(writer, FIRST_IMAGE);
+  const imageResource = images.resource;
 
-  const images = new Map<string, { name: string; id: number }>(); // by data URL
-  const imageResource = (src: string): string => {
-    const known = images.get(src);
-    if (known) return known.name;
-    const image = preparedImage(src);
-    const id = nextObject++;
-    const smaskId = image.smask ? nextObject++ : 0;
-    writer.stream(id, image.dict + (smaskId ? ` /SMask ${smaskId} 0 R` : ''), image.data);
-    if (image.smask) writer.stream(smaskId, image.smask.dict, image.smask.data);
-    const name = `Im${images.size + 1}`;
-    images.set(src, { name, id });
-    return name;
-  };
-
-  const fonts = new Map<Face, DocumentFont>();
-  const staticSink = (face: Face, gid: number, text: string) => {
-    let f = fonts.get(face);
-    if (!f) {
-      f = { ...emptySubset(), face, resource: `F${fonts.size + 1}`, firstObject: 0 };
-      fonts.set(face, f);
-    }
-    return { resource: f.resource, cid: glyphCid(f, gid, text) };
-  };
+  const { fonts, staticSink } = staticFonts();
 
   // The content of each page; `parts` and `pending` are those of the page the element is drawn on.
   const pageParts: ContentPart[][] = [[], []];
-  let onPage = 0;
   let parts = pageParts[0]!;
-  let pending = '';
+  // The background is on every page.
+  let pending = backgroundOps(design, imageResource);
   const flush = (): void => {
     if (pending) parts.push(pending);
     pending = '';
   };
   const toPage = (page: number): void => {
-    if (page === onPage) return;
+    if (parts === pageParts[page]) return;
     flush();
-    onPage = page;
     parts = pageParts[page]!;
   };
   const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
   const locale = design.locale ?? 'en';
   const pageCount = design.pages ?? 1;
 
-  if (design.background?.color) {
-    pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
-  }
-  if (design.background?.image) {
-    const name = imageResource(design.background.image);
-    pending += `q ${num(pageWidth)} 0 0 ${num(pageHeight)} 0 0 cm /${name} Do Q\n`;
-  }
-  // The background is on every page.
   if (pageCount === 2 && pending) pageParts[1]!.push(pending);
 
   design.elements.forEach((element, elementIndex) => {
@@ -242,16 +212,16 @@ export function compileTemplate(design: Design): CompiledTemplate {
   flush();
 
   const compiledFonts = [...fonts.values()];
+  let nextObject = images.next();
   for (const f of compiledFonts) {
     f.firstObject = nextObject;
     nextObject += 5;
   }
-  const imageResources = [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`);
   // A design of two pages has as many as its table needs: each document writes its page tree.
   if (pageCount === 1) writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
   const pageHead =
     `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${imageResources.join(' ')} >> >>`;
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >>`;
 
   return {
     pageHeight,
@@ -266,6 +236,56 @@ export function compileTemplate(design: Design): CompiledTemplate {
     title: textString(design.name),
     locale,
     objectCount: nextObject,
+  };
+}
+
+// The fonts of the static texts: their glyphs get fixed ids, the same in every document.
+function staticFonts() {
+  const fonts = new Map<Face, DocumentFont>();
+  const staticSink = (face: Face, gid: number, text: string) => {
+    let f = fonts.get(face);
+    if (!f) {
+      f = { ...emptySubset(), face, resource: `F${fonts.size + 1}`, firstObject: 0 };
+      fonts.set(face, f);
+    }
+    return { resource: f.resource, cid: glyphCid(f, gid, text) };
+  };
+  return { fonts, staticSink };
+}
+
+function backgroundOps(design: Design, imageResource: (src: string) => string): string {
+  const { width, height } = design.page;
+  let ops = '';
+  if (design.background?.color) {
+    ops += `q ${rgb(design.background.color)} rg 0 0 ${num(width)} ${num(height)} re f Q\n`;
+  }
+  if (design.background?.image) {
+    ops += `q ${num(width)} 0 0 ${num(height)} 0 0 cm /${imageResource(design.background.image)} Do Q\n`;
+  }
+  return ops;
+}
+
+// The images of a template, each written once as an XObject (with its soft mask) from `first` on.
+function imageObjects(writer: PdfWriter, first: number) {
+  let nextObject = first;
+  const images = new Map<string, { name: string; id: number }>(); // by data URL
+  return {
+    resource(src: string): string {
+      const known = images.get(src);
+      if (known) return known.name;
+      const image = preparedImage(src);
+      const id = nextObject++;
+      const smaskId = image.smask ? nextObject++ : 0;
+      writer.stream(id, image.dict + (smaskId ? ` /SMask ${smaskId} 0 R` : ''), image.data);
+      if (image.smask) writer.stream(smaskId, image.smask.dict, image.smask.data);
+      const name = `Im${images.size + 1}`;
+      images.set(src, { name, id });
+      return name;
+    },
+    /** The page's /XObject entries. */
+    entries: (): string => [...images.values()].map(({ name, id }) => `/${name} ${id} 0 R`).join(' '),
+    /** The first object after the images. */
+    next: (): number => nextObject,
   };
 }
 
