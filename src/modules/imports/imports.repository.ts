@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import type { CsvData } from './list-columns.js';
 
 export type ImportState = 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
 
@@ -26,7 +27,7 @@ export interface ImportRecipient {
   line: number;
   name: string;
   email: string;
-  data: Record<string, string>;
+  data: CsvData;
 }
 
 export interface RowResult {
@@ -150,7 +151,7 @@ export async function chunkRows(
     line: number;
     name: string;
     email: string;
-    data: Record<string, string>;
+    data: CsvData;
   }>(
     `SELECT row_no, line, name, email, data FROM import_rows
       WHERE import_id = $1 AND row_no BETWEEN $2 AND $3 ORDER BY row_no`,

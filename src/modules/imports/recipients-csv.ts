@@ -4,9 +4,18 @@ import { parse as parseAll } from 'csv-parse/sync';
 import { ValidationError, type Issue } from '../../platform/errors.js';
 import { hasForbiddenCharacter, PLAIN_TEXT_CHARACTERS } from '../../platform/text.js';
 import { DATA_VALUE_MAX_LENGTH, EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from '../../platform/limits.js';
+import {
+  fieldColumns,
+  hasColumn,
+  rowData,
+  type CsvColumn,
+  type CsvData,
+  type CsvField,
+} from './list-columns.js';
 
 // Issuing many certificates from a spreadsheet: a header row `name, email, <one column per template
-// field>`, UTF-8 with or without a byte-order mark, separated by commas or semicolons (what
+// field>` (a list field's items in columns `key[0].col`, `key[1].col` ...: list-columns.ts), UTF-8
+// with or without a byte-order mark, separated by commas or semicolons (what
 // spreadsheets in comma-decimal locales write), at most MAX_CSV_ROWS rows and MAX_CSV_BYTES bytes
 // (decisions sections 20 and 25). The dashboard's upload and large imports (the dashboard and
 // `certsvc import`) read files this way.
@@ -48,7 +57,7 @@ const DATA_CELL_LIMIT = DATA_VALUE_MAX_LENGTH;
 export interface CsvRow {
   // The line of the file the row ends on (the header is line 1), as a spreadsheet numbers it.
   line: number;
-  recipient: { name: string; email: string; data: Record<string, string> };
+  recipient: { name: string; email: string; data: CsvData };
 }
 
 function refuse(message: string): never {
@@ -107,7 +116,11 @@ function checkCharacters(header: string[] | undefined, record: string[], line: n
   });
 }
 
-function checkHeader(record: string[], line: number, fields: { key: string; required: boolean }[]): string[] {
+function checkHeader(
+  record: string[],
+  line: number,
+  fields: CsvField[],
+): { header: string[]; columns: CsvColumn[] } {
   const header = record.map((h) => h.trim());
   checkCharacters(undefined, record, line);
   if (header[0]?.toLowerCase() !== 'name' || header[1]?.toLowerCase() !== 'email') {
@@ -115,39 +128,30 @@ function checkHeader(record: string[], line: number, fields: { key: string; requ
       `The header row must start with the columns name and email; it starts with ${header.slice(0, 2).join(', ')}`,
     );
   }
-  const known = new Set(fields.map((f) => f.key));
-  const extra = header.slice(2).filter((h) => !known.has(h));
-  if (extra.length > 0) {
-    refuse(
-      `The header names columns this template has no field for: ${extra.join(', ')}; its fields are ${[...known].join(', ') || 'none'}`,
-    );
-  }
-  const missing = fields.filter((f) => f.required && !header.includes(f.key)).map((f) => f.key);
+  const columns = fieldColumns(header.slice(2), fields);
+  const missing = fields.filter((f) => f.required && !hasColumn(columns, f.key)).map((f) => f.key);
   if (missing.length > 0) refuse(`The header lacks the required field columns: ${missing.join(', ')}`);
   const duplicate = header.find((h, i) => header.indexOf(h) !== i);
   if (duplicate) refuse(`The header names the column ${duplicate} twice`);
-  return header;
+  return { header, columns };
 }
 
 // The rows of one file, a record at a time as the parser finds them: the header checked at the
 // first, every row counted and checked as it comes, the row past the limit refused at once.
-function recipientsCollector(fields: { key: string; required: boolean }[], limits: CsvLimits) {
+function recipientsCollector(fields: CsvField[], limits: CsvLimits) {
   let header: string[] | undefined;
+  let columns: CsvColumn[] = [];
   const rows: CsvRow[] = [];
   return {
     // csv-parse's on_record: returns null so that the parser keeps nothing itself.
     onRecord(record: string[], info: { lines: number }): null {
       if (!header) {
-        header = checkHeader(record, info.lines, fields);
+        ({ header, columns } = checkHeader(record, info.lines, fields));
         return null;
       }
       if (rows.length === limits.rows) tooManyRows(limits);
       checkCharacters(header, record, info.lines);
-      const data: Record<string, string> = {};
-      header.slice(2).forEach((key, i) => {
-        const value = record[i + 2]?.trim() ?? '';
-        if (value !== '') data[key] = value;
-      });
+      const data = rowData(columns, record.slice(2));
       rows.push({
         line: info.lines,
         recipient: { name: record[0]?.trim() ?? '', email: record[1]?.trim() ?? '', data },
@@ -185,7 +189,7 @@ function csvProblem(err: unknown): never {
 /** The recipients of a whole file in memory, in one go, without a turn of the event loop. */
 export function parseRecipientsCsv(
   bytes: Uint8Array,
-  fields: { key: string; required: boolean }[],
+  fields: CsvField[],
   maxRows = MAX_CSV_ROWS,
   maxBytes = MAX_CSV_BYTES,
 ): CsvRow[] {
@@ -220,7 +224,7 @@ async function* pieces(source: Uint8Array | AsyncIterable<Uint8Array>): AsyncGen
  */
 export async function readRecipientsCsv(
   source: Uint8Array | AsyncIterable<Uint8Array>,
-  fields: { key: string; required: boolean }[],
+  fields: CsvField[],
   limits: CsvLimits = DEFAULT_LIMITS,
 ): Promise<CsvRow[]> {
   if (source instanceof Uint8Array && source.length > limits.bytes) tooLarge(limits);
