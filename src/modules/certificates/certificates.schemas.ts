@@ -24,6 +24,8 @@ export const ListItem = Type.Object(
   },
 );
 
+export const ListValue = Type.Array(ListItem, { maxItems: LIST_MAX_ITEMS });
+
 export const RecipientData = Type.Object(
   {},
   {
@@ -34,7 +36,7 @@ export const RecipientData = Type.Object(
         Type.String({ maxLength: DATA_VALUE_MAX_LENGTH }),
         Type.Number(),
         Type.Boolean(),
-        Type.Array(ListItem, { maxItems: LIST_MAX_ITEMS }),
+        ListValue,
       ]),
     },
     additionalProperties: false,
