@@ -127,8 +127,8 @@ describe('template resource, archive and ownership', () => {
     assert.equal(tpl.name, 'Course completion');
     assert.equal(typeof tpl.description, 'string');
     assert.deepEqual(tpl.fields, [
-      { key: 'course', label: 'Course title', required: true },
-      { key: 'hours', label: 'Hours of instruction', required: false },
+      { key: 'course', label: 'Course title', required: true, type: 'text' },
+      { key: 'hours', label: 'Hours of instruction', required: false, type: 'text' },
     ]);
     assert.match(tpl.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.match(tpl.updatedAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
