@@ -11,6 +11,7 @@ import { certificatePage } from './pages/certificate.page.js';
 import { certificatesPage, PER_PAGE } from './pages/certificates.page.js';
 import { flashOutcome, pageFrame, routeKit } from './routes.js';
 import { signedIn } from './session.js';
+import type { DataValue } from '../pdf/pdf-renderer.js';
 
 // The certificates of the account: the list and its search, one certificate's page and files, and
 // what its page's forms do (send, revoke, correct and reissue). Issuing is issue.routes.ts.
@@ -185,9 +186,10 @@ function certificateForms(app: FastifyInstance, deps: DashboardDeps) {
     const fields = form(request);
     const old = await certificates.get(s.user.accountId, id);
     const template = await templates.get(s.user.accountId, old.templateId).catch(() => undefined);
-    const oldData = old.data as Record<string, string | number | boolean>;
+    const oldData = old.data as Record<string, DataValue>;
     const data = { ...oldData };
     for (const f of template?.fields ?? []) {
+      if (f.type === 'list') continue; // a list is kept as it is: the form does not edit it
       const value = (fields[`data.${f.key}`] ?? '').trim();
       if (value === '') delete data[f.key];
       else if (String(oldData[f.key] ?? '') !== value) data[f.key] = value;

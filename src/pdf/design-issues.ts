@@ -6,6 +6,7 @@ import { elementIssues, placeholderProblems } from './element-issues.js';
 import { supportedLocale } from './placeholders.js';
 import type { RenderIssue } from './render-types.js';
 import { designFontFaces } from './design-fonts.js';
+import { pageIssues } from './page-issues.js';
 
 export { sampleValues } from './sample-values.js';
 
@@ -33,6 +34,7 @@ export async function designIssues(design: Design): Promise<RenderIssue[]> {
   const declared = new Set(design.fields.map((f) => f.key));
   const custom = designFontFaces(design);
   issues.push(...custom.issues);
+  issues.push(...pageIssues(design, custom.faces));
 
   if (design.locale !== undefined && !supportedLocale(design.locale)) {
     issues.push({

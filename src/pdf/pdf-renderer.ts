@@ -18,6 +18,7 @@ import type { RenderOutcome, RenderTemplate, RenderValues, SealableOutcome } fro
 
 export type {
   DataValue,
+  ListItem,
   RenderIssue,
   RenderOutcome,
   RenderTemplate,
@@ -152,7 +153,15 @@ function textFonts(design: Design): TextFonts[] {
   const fallbackOf = new Map((design.fonts ?? []).map((f) => [f.name, f.fallback ?? 'sans']));
   const style = (font: string | undefined) =>
     fallbackStyle((fallbackOf.get(font ?? '') ?? font ?? 'sans') as FontName, design.locale);
-  return design.elements.flatMap((e) => {
+  return design.elements.flatMap((e): TextFonts[] => {
+    if (e.type === 'table') {
+      // The header in bold, the rows in the table's font (table-layout.ts).
+      const bold: FallbackStyle = { ...style(e.font), bold: true };
+      return [
+        { style: bold, literal: e.columns.map((c) => c.label).join(' '), refs: [] },
+        { style: style(e.font), literal: '', refs: [{ source: 'data', key: e.field }] },
+      ];
+    }
     if (e.type === 'signatory') {
       const signatory = design.signatories?.[e.index - 1];
       return signatory
@@ -188,7 +197,15 @@ function fallbacksFor(texts: TextFonts[], items: RenderValues[]): string[] {
 }
 
 function shownValue(ref: ValueRef, item: RenderValues): unknown {
-  if (ref.source === 'data') return item.data?.[ref.key] ?? '';
+  if (ref.source === 'data') {
+    const value = item.data?.[ref.key] ?? '';
+    // A list's items: every value of every item (a table shows them).
+    if (Array.isArray(value))
+      return value
+        .map((row) => (row && typeof row === 'object' ? Object.values(row).join('\n') : ''))
+        .join('\n');
+    return value;
+  }
   return ref.source === 'name'
     ? item.recipientName
     : ref.source === 'uniqueCode'

@@ -201,6 +201,7 @@ export function valueOf(ref: ValueRef, values: RenderValues, locale = 'en'): str
     case 'data': {
       const value = values.data?.[ref.key];
       if (value === undefined || value === null) return '';
+      if (Array.isArray(value)) return undefined; // a list is shown by a table, not in a text
       if (typeof value === 'number') return formatNumber(value, locale);
       return typeof value === 'string' ? value.normalize('NFC') : String(value);
     }

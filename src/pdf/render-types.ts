@@ -1,6 +1,10 @@
 import type { Design } from './design.schema.js';
 
-export type DataValue = string | number | boolean;
+/** One item of a list field's value: a row of the table that shows the list. */
+export type ListItem = Record<string, string | number>;
+
+/** A recipient's data value: one value, or a list for a list field (decisions 24). */
+export type DataValue = string | number | boolean | ListItem[];
 
 export interface RenderValues {
   recipientName: string;

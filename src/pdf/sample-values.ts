@@ -1,6 +1,6 @@
 import { addDuration, parseDuration } from '../platform/duration.js';
 import type { Design, TemplateField } from './design.schema.js';
-import type { RenderValues } from './render-types.js';
+import type { ListItem, RenderValues } from './render-types.js';
 
 // Values for previews that read like a real certificate: a field's key and label are matched
 // against common meanings (a course, hours, a date, a place ...). "Hours of instruction: 12", not
@@ -44,10 +44,29 @@ export function sampleFieldValue(field: Pick<TemplateField, 'key' | 'label'>): s
 export const SAMPLE_CODE = '7K3M9Q2XRB4D8F1H';
 export const SAMPLE_NAME = 'Zoë Ångström-Łukasiewicz';
 
+/** Rows in a preview of a list field. */
+export const SAMPLE_LIST_ITEMS = 3;
+
+// A list field's sample: a few items, each with a value for every column of the tables that show it
+// (numbered where the value would otherwise repeat: "Sample unit 1", "Sample unit 2").
+function sampleList(design: Design, key: string): ListItem[] {
+  const columns = design.elements.flatMap((e) => (e.type === 'table' && e.field === key ? e.columns : []));
+  return Array.from({ length: SAMPLE_LIST_ITEMS }, (_, i) => {
+    const item: ListItem = {};
+    for (const column of columns) {
+      const value = sampleFieldValue({ key: column.key, label: column.label });
+      item[column.key] = value.startsWith('Sample ') ? `${value} ${i + 1}` : value;
+    }
+    return item;
+  });
+}
+
 /** Plausible values for a preview: a name with diacritics, today's date, a realistic value per field. */
 export function sampleValues(design: Design): RenderValues {
-  const data: Record<string, string> = {};
-  for (const field of design.fields) data[field.key] = sampleFieldValue(field);
+  const data: RenderValues['data'] = {};
+  for (const field of design.fields) {
+    data[field.key] = field.type === 'list' ? sampleList(design, field.key) : sampleFieldValue(field);
+  }
   const now = new Date();
   const validity = design.validity === undefined ? undefined : parseDuration(design.validity);
   return {

@@ -1,5 +1,5 @@
 import { CROCKFORD } from '../platform/ids.js';
-import type { Design } from './design.schema.js';
+import type { Design, QrElement, RectElement } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { fontChain, type Face, type FallbackStyle } from './fonts.js';
 import { ImageObjects } from './image-objects.js';
@@ -8,6 +8,7 @@ import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } fr
 import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
 import { signatoryOps } from './signatory-block.js';
 import { layoutText, shapeLine, type TextBox } from './text-layout.js';
+import { compileTable, type DynamicTable } from './table-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
 // and template version: fonts, images serialised as PDF objects, static content, static glyphs.
@@ -54,20 +55,28 @@ export interface DynamicQr {
   background: string;
 }
 
-export type ContentPart = string | DynamicText | DynamicQr;
+export type ContentPart = string | DynamicText | DynamicQr | DynamicTable;
 
 export interface CompiledTemplate {
   pageHeight: number;
+  /** Page 1's content. */
   parts: ContentPart[];
+  /**
+   * Page 2's content, in a design of two pages: repeated, with the table's further rows, onto as many
+   * pages as the table needs. Undefined for one page.
+   */
+  secondPage: ContentPart[] | undefined;
   /** Fonts of the static texts, with their glyphs; a document adds fonts after them. */
   fonts: DocumentFont[];
   /** Values drawn, each with the elements' fonts: their characters are checked per recipient. */
   refs: { ref: ValueRef; elements: ElementFonts[] }[];
   requiredKeys: string[];
-  /** Header, pages and image objects. */
+  /** Header, pages (of a one-page design) and image objects. */
   prefix: { bytes: Buffer; offsets: Map<number, number> };
   /** The page dictionary's entries (a document writes the page, adding its own). */
   pageEntries: string;
+  /** The same without /Contents, for each page after the first (`/Contents n 0 R` follows). */
+  pageHead: string;
   title: string;
   /** The design's locale (BCP 47): how dates and numbers are written. */
   locale: string;
@@ -94,22 +103,21 @@ export function compileTemplate(design: Design): CompiledTemplate {
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
   const images = new ImageObjects(writer, FIRST_IMAGE, pageHeight);
   const { signatories } = design;
+  const { fonts, staticSink } = staticFonts();
 
-  const fonts = new Map<Face, DocumentFont>();
-  const staticSink = (face: Face, gid: number, text: string) => {
-    let f = fonts.get(face);
-    if (!f) {
-      f = { ...emptySubset(), face, resource: `F${fonts.size + 1}`, firstObject: 0 };
-      fonts.set(face, f);
-    }
-    return { resource: f.resource, cid: glyphCid(f, gid, text) };
-  };
-
-  const parts: ContentPart[] = [];
-  let pending = '';
+  // The content of each page; `parts` and `pending` are those of the page the element is drawn on.
+  const pageParts: ContentPart[][] = [[], []];
+  let parts = pageParts[0]!;
+  // The background is on every page.
+  let pending = backgroundOps(design, images);
   const flush = (): void => {
     if (pending) parts.push(pending);
     pending = '';
+  };
+  const toPage = (page: number): void => {
+    if (parts === pageParts[page]) return;
+    flush();
+    parts = pageParts[page]!;
   };
   const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
   // Text that is the same on every certificate: its glyphs get fixed subset ids, so it is serialised
@@ -120,25 +128,17 @@ export function compileTemplate(design: Design): CompiledTemplate {
     const layout = layoutText(box, line, pageHeight, staticSink);
     return 'ops' in layout ? layout.ops : '';
   };
+  const locale = design.locale ?? 'en';
+  const pageCount = design.pages ?? 1;
 
-  if (design.background?.color) {
-    pending += `q ${rgb(design.background.color)} rg 0 0 ${num(pageWidth)} ${num(pageHeight)} re f Q\n`;
-  }
-  if (design.background?.image) {
-    pending += images.place(design.background.image, { x: 0, y: 0, width: pageWidth, height: pageHeight });
-  }
+  if (pageCount === 2 && pending) pageParts[1]!.push(pending);
 
   design.elements.forEach((element, elementIndex) => {
+    toPage((element.page ?? 1) - 1);
     switch (element.type) {
-      case 'rect': {
-        const y = pageHeight - element.y - element.height;
-        const rect = `${num(element.x)} ${num(y)} ${num(element.width)} ${num(element.height)} re`;
-        const fill = element.fill ? `${rgb(element.fill)} rg ` : '';
-        const stroke = element.stroke ? `${rgb(element.stroke)} RG ${num(element.strokeWidth ?? 1)} w ` : '';
-        const paint = element.fill && element.stroke ? 'B' : element.fill ? 'f' : element.stroke ? 'S' : 'n';
-        pending += `q ${fill}${stroke}${rect} ${paint} Q\n`;
+      case 'rect':
+        pending += rectOps(element, pageHeight);
         break;
-      }
       case 'image':
         pending += images.place(element.src, element);
         break;
@@ -153,14 +153,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
       }
       case 'qr':
         flush();
-        parts.push({
-          kind: 'qr',
-          x: element.x,
-          y: element.y,
-          size: element.size,
-          color: element.color ?? '#000000',
-          background: element.background ?? '#FFFFFF',
-        });
+        parts.push(qrPart(element));
         if (!refs.has('verificationUrl'))
           refs.set('verificationUrl', { ref: { source: 'verificationUrl' }, elements: [] });
         break;
@@ -207,34 +200,96 @@ export function compileTemplate(design: Design): CompiledTemplate {
         parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf, hideWhenEmpty: !staticShown });
         break;
       }
+      case 'table':
+        flush();
+        parts.push(
+          compileTable({
+            element,
+            elementIndex,
+            custom: customFonts.faces,
+            pageHeight,
+            locale,
+            sink: staticSink,
+          }),
+        );
+        break;
     }
   });
   flush();
 
-  let { nextObject } = images;
   const compiledFonts = [...fonts.values()];
+  let { nextObject } = images;
   for (const f of compiledFonts) {
     f.firstObject = nextObject;
     nextObject += 5;
   }
-  writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
-  const pageEntries =
+  // A design of two pages has as many as its table needs: each document writes its page tree.
+  if (pageCount === 1) writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
+  const pageHead =
     `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >> ` +
-    `/Contents ${CONTENT_OBJECT} 0 R`;
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >>`;
 
   return {
     pageHeight,
-    parts,
+    parts: pageParts[0]!,
+    secondPage: pageCount === 2 ? pageParts[1] : undefined,
     fonts: compiledFonts,
     refs: [...refs.values()],
     requiredKeys: design.fields.filter((f) => f.required).map((f) => f.key),
     prefix: writer.build(),
-    pageEntries,
+    pageEntries: `${pageHead} /Contents ${CONTENT_OBJECT} 0 R`,
+    pageHead,
     title: textString(design.name),
-    locale: design.locale ?? 'en',
+    locale,
     objectCount: nextObject,
   };
+}
+
+function rectOps(element: RectElement, pageHeight: number): string {
+  const y = pageHeight - element.y - element.height;
+  const rect = `${num(element.x)} ${num(y)} ${num(element.width)} ${num(element.height)} re`;
+  const fill = element.fill ? `${rgb(element.fill)} rg ` : '';
+  const stroke = element.stroke ? `${rgb(element.stroke)} RG ${num(element.strokeWidth ?? 1)} w ` : '';
+  const paint = element.fill && element.stroke ? 'B' : element.fill ? 'f' : element.stroke ? 'S' : 'n';
+  return `q ${fill}${stroke}${rect} ${paint} Q\n`;
+}
+
+function qrPart(element: QrElement): DynamicQr {
+  const { x, y, size } = element;
+  return {
+    kind: 'qr',
+    x,
+    y,
+    size,
+    color: element.color ?? '#000000',
+    background: element.background ?? '#FFFFFF',
+  };
+}
+
+// The fonts of the static texts: their glyphs get fixed ids, the same in every document.
+function staticFonts() {
+  const fonts = new Map<Face, DocumentFont>();
+  const staticSink = (face: Face, gid: number, text: string) => {
+    let f = fonts.get(face);
+    if (!f) {
+      f = { ...emptySubset(), face, resource: `F${fonts.size + 1}`, firstObject: 0 };
+      fonts.set(face, f);
+    }
+    return { resource: f.resource, cid: glyphCid(f, gid, text) };
+  };
+  return { fonts, staticSink };
+}
+
+function backgroundOps(design: Design, images: ImageObjects): string {
+  const { width, height } = design.page;
+  let ops = '';
+  if (design.background?.color) {
+    ops += `q ${rgb(design.background.color)} rg 0 0 ${num(width)} ${num(height)} re f Q\n`;
+  }
+  if (design.background?.image) {
+    ops += images.place(design.background.image, { x: 0, y: 0, width, height });
+  }
+  return ops;
 }
 
 export function emptySubset(): SubsetState {

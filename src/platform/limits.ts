@@ -28,6 +28,14 @@ export const NAME_MAX_LENGTH = 200;
 /** A string value of a recipient's data. */
 export const DATA_VALUE_MAX_LENGTH = 1000;
 
+/**
+ * A list field's value (decisions 24): at most this many items (rows of its table, which runs onto
+ * as many pages as they need), each an object of at most LIST_ITEM_MAX_KEYS values (strings of at
+ * most DATA_VALUE_MAX_LENGTH characters, or numbers).
+ */
+export const LIST_MAX_ITEMS = 500;
+export const LIST_ITEM_MAX_KEYS = 20;
+
 /** The reason of a revocation (public: the verification page shows it). */
 export const REASON_MAX_LENGTH = 500;
 

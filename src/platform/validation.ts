@@ -23,11 +23,18 @@ function pointerToPath(pointer: string): (string | number)[] {
 export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []): Issue[] {
   const seen = new Set<string>();
   const issues: Issue[] = [];
-  // Union branches produce one error per branch; the umbrella anyOf/oneOf error says enough.
-  const unions = errors
-    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
-    .map((e) => e.schemaPath);
-  const relevant = errors.filter((e) => !unions.some((u) => e.schemaPath.startsWith(`${u}/`)));
+  // Union branches produce one error per branch; the umbrella anyOf/oneOf error says enough, unless
+  // one branch alone was the value's kind (an array of a string-or-list union): then its own errors.
+  const umbrellas = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  // Each union's branch kept (its schema path), or undefined for the umbrella error alone.
+  const chosen = new Map(umbrellas.map((u) => [u, branchOfItsKind(u, errors)]));
+  const hidden = (e: ErrorObject): boolean =>
+    umbrellas.some((u) => {
+      const branch = chosen.get(u);
+      if (e === u) return branch !== undefined;
+      return within(e, u) && !(branch && e.schemaPath.startsWith(`${branch}/`));
+    });
+  const relevant = errors.filter((e) => !hidden(e));
   for (const error of relevant) {
     const { extra, message } = describeError(error);
     const path = [...prefix, ...pointerToPath(error.instancePath), ...(extra === undefined ? [] : [extra])];
@@ -37,6 +44,32 @@ export function toIssues(errors: ErrorObject[], prefix: (string | number)[] = []
     issues.push({ path, message });
   }
   return issues;
+}
+
+// An error of one of the union's branches, for the value the union error is about (the same union
+// checks every item of an array: its errors differ by instance path).
+function within(e: ErrorObject, union: ErrorObject): boolean {
+  const at = union.instancePath;
+  return (
+    e.schemaPath.startsWith(`${union.schemaPath}/`) &&
+    e.instancePath.startsWith(at) &&
+    (e.instancePath.length === at.length || e.instancePath[at.length] === '/')
+  );
+}
+
+// Errors a value gets only when it is of the branch's type: a list too long, a string too long.
+const SIZE_KEYWORDS = new Set(['maxItems', 'minItems', 'maxLength', 'maxProperties']);
+
+// The one branch of a union that the value was of the kind of (its schema path): the only branch with
+// errors inside the value (deeper than the union) or on its size. None when several branches (or
+// none) come that close: the umbrella error stands.
+function branchOfItsKind(union: ErrorObject, errors: ErrorObject[]): string | undefined {
+  const close = errors.filter(
+    (e) =>
+      within(e, union) && (e.instancePath.length > union.instancePath.length || SIZE_KEYWORDS.has(e.keyword)),
+  );
+  const branches = new Set(close.map((e) => e.schemaPath.slice(union.schemaPath.length + 1).split('/')[0]));
+  return branches.size === 1 ? `${union.schemaPath}/${[...branches][0]!}` : undefined;
 }
 
 // PostgreSQL text cannot hold U+0000, lone surrogates cannot be encoded as UTF-8 (nor stored in

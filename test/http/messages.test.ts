@@ -63,8 +63,35 @@ describe('422 messages in plain words', () => {
     plain(issues);
     assert.deepEqual(issues[0], {
       path: ['recipient', 'data', 'course'],
-      message: 'must be a string, a number or a boolean',
+      message: 'must be a string, a number, a boolean or an array',
     });
+  });
+
+  it('a data value of the right type but wrong inside or too long says what is wrong, where', async () => {
+    const cases: [object, (string | number)[], string][] = [
+      [{ course: 'x'.repeat(1001) }, ['recipient', 'data', 'course'], 'must be at most 1000 characters'],
+      [
+        { units: [{ name: { x: 1 } }] },
+        ['recipient', 'data', 'units', 0, 'name'],
+        'must be a string or a number',
+      ],
+      [
+        { units: [{ name: 'x'.repeat(1001) }] },
+        ['recipient', 'data', 'units', 0, 'name'],
+        'must be at most 1000 characters',
+      ],
+      [{ units: ['Manual handling'] }, ['recipient', 'data', 'units', 0], 'must be an object'],
+      [
+        { units: Array(501).fill({ name: 'a' }) },
+        ['recipient', 'data', 'units'],
+        'must have at most 500 items',
+      ],
+    ];
+    for (const [data, path, message] of cases) {
+      const issues = await issuesOf(issue({ name: 'Ada', email: 'ada@example.com', data }));
+      plain(issues);
+      assert.deepEqual(issues, [{ path, message }]);
+    }
   });
 
   it('a data key with a hyphen says what keys look like', async () => {

@@ -73,11 +73,11 @@ describe("a design's own fonts", () => {
     assert.deepEqual(await issues(withFont([{ name: 'brand', src: asDataUrl(mono) }], 'other')), [
       [
         'elements.0.font',
-        '"other" is neither a bundled font (sans, sans-bold, serif, serif-bold) nor one of the design\'s fonts',
+        'Text 1: "other" is neither a bundled font (sans, sans-bold, serif, serif-bold) nor one of the design\'s fonts',
       ],
       [
         'elements.1.font',
-        '"other" is neither a bundled font (sans, sans-bold, serif, serif-bold) nor one of the design\'s fonts',
+        'Text 2: "other" is neither a bundled font (sans, sans-bold, serif, serif-bold) nor one of the design\'s fonts',
       ],
     ]);
     const [cff] = await issues(withFont([{ name: 'brand', src: asDataUrl(cffLike()) }]));

@@ -12,7 +12,7 @@ import { can } from '../../modules/shared/roles.js';
 // correct and reissue, and revoke it.
 
 type User = ReturnType<typeof userFrame>;
-type TemplateField = { key: string; label: string; required: boolean };
+type TemplateField = { key: string; label: string; required: boolean; type?: 'text' | 'list' };
 
 function historyTable(history: EmailSendView[], total: number): Html {
   const row = (e: EmailSendView) =>
@@ -35,6 +35,7 @@ function historyTable(history: EmailSendView[], total: number): Html {
 // The corrected recipient, prefilled with the certificate's values (the same fields as issuing one).
 function reissueFields(c: CertificateView, fields: TemplateField[], csrf: string): Html {
   const data = c.data as Record<string, unknown>;
+  const textFields = fields.filter((f) => f.type !== 'list'); // a list is kept as it is
   return html`<form method="post" action="/dashboard/certificates/${c.id}/reissue" id="reissue-form">
     ${csrfField(csrf)}
     <p class="hint">
@@ -45,7 +46,7 @@ function reissueFields(c: CertificateView, fields: TemplateField[], csrf: string
     <input type="text" id="reissue-name" name="name" value="${c.recipientName}" required dir="auto" />
     <label for="reissue-email">Recipient email</label>
     <input type="email" id="reissue-email" name="email" value="${c.recipientEmail}" required />
-    ${fields.map(
+    ${textFields.map(
       (f) =>
         html`<label for="reissue-data-${f.key}"
             >${f.label}${f.required ? '' : html` <span class="hint">Optional</span>`}</label
@@ -150,7 +151,9 @@ function details(c: CertificateView, opts: CertificatePageOptions): Html {
       // The template's label; a key it does not show (or an archived template's) as it is.
       const label = opts.templateFields?.find((f) => f.key === k)?.label;
       return html`<dt>${label ? typed(label) : html`<code>${k}</code>`}</dt>
-        <dd dir="auto">${String(v)}</dd>`;
+        <dd dir="auto">
+          ${Array.isArray(v) ? `${v.length} ${v.length === 1 ? 'item' : 'items'}` : String(v)}
+        </dd>`;
     })}
     <dt>Issued</dt>
     <dd>${dateTime(c.issuedAt)}</dd>

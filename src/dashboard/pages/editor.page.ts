@@ -66,7 +66,9 @@ export function editorPage(opts: {
   const base = `/dashboard/templates/${t.id}`;
   const sample = sampleValues(d);
   const json = opts.designText ?? JSON.stringify(d, null, 2);
-  const sampleInputs = d.fields.map(
+  // A list field's sample rows are not typed in (sample-values.ts).
+  const typedFields = d.fields.filter((f) => f.type !== 'list');
+  const sampleInputs = typedFields.map(
     (f) =>
       html`<label for="sample-${f.key}">${typed(f.label)}</label>
         <input

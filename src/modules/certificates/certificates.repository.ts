@@ -1,5 +1,6 @@
 import type { Queryable } from '../../platform/db/db.js';
 import { containsPattern, searchFold } from './search-fold.js';
+import type { DataValue } from '../../pdf/pdf-renderer.js';
 
 export type CertificateStatus = 'Draft' | 'Issued' | 'Revoked';
 
@@ -11,7 +12,7 @@ export interface CertificateRow {
   recipient_name: string;
   recipient_email: string;
   title: string;
-  data: Record<string, string | number | boolean>;
+  data: Record<string, DataValue>;
   status: CertificateStatus;
   issued_at: Date | null;
   expires_at: Date | null;
@@ -31,7 +32,7 @@ export interface NewCertificate {
   recipientName: string;
   recipientEmail: string;
   title: string;
-  data: Record<string, string | number | boolean>;
+  data: Record<string, DataValue>;
   expiresAt?: Date | null;
   /** The issuer's calendar day of the expiry (YYYY-MM-DD), when the issuer wrote it. */
   expiresOn?: string | null;

@@ -6,19 +6,37 @@ import {
   BATCH_MAX_RECIPIENTS,
   DATA_VALUE_MAX_LENGTH,
   EMAIL_MAX_LENGTH,
+  LIST_ITEM_MAX_KEYS,
+  LIST_MAX_ITEMS,
   REASON_MAX_LENGTH,
 } from '../../platform/limits.js';
+
+// A list field's value (decisions 24): an array of flat objects, one per row of the table that shows it.
+export const ListItem = Type.Object(
+  {},
+  {
+    description: `One item of a list: at most ${LIST_ITEM_MAX_KEYS} keys matching ${DATA_KEY_PATTERN}, each a string (<= ${DATA_VALUE_MAX_LENGTH.toLocaleString('en-US')} chars) or a number: the table's columns show the values of their keys.`,
+    maxProperties: LIST_ITEM_MAX_KEYS,
+    patternProperties: {
+      [DATA_KEY_PATTERN]: Type.Union([Type.String({ maxLength: DATA_VALUE_MAX_LENGTH }), Type.Number()]),
+    },
+    additionalProperties: false,
+  },
+);
+
+export const ListValue = Type.Array(ListItem, { maxItems: LIST_MAX_ITEMS });
 
 export const RecipientData = Type.Object(
   {},
   {
-    description: `Flat key/value data filled into the template: at most 50 keys matching ${DATA_KEY_PATTERN}; values are strings (<= ${DATA_VALUE_MAX_LENGTH.toLocaleString('en-US')} chars), numbers or booleans. Keys the design does not use are kept.`,
+    description: `Flat key/value data filled into the template: at most 50 keys matching ${DATA_KEY_PATTERN}; values are strings (<= ${DATA_VALUE_MAX_LENGTH.toLocaleString('en-US')} chars), numbers or booleans, and for a field of type list an array of at most ${LIST_MAX_ITEMS} objects (e.g. "units": [{"name": "Manual handling", "hours": 6, "grade": "Merit"}]), shown one row per item by the design's table. A list for a text field, or a value that is not a list for a list field, is refused (422, naming the path); a required list field needs at least one item. Keys the design does not use are kept.`,
     maxProperties: 50,
     patternProperties: {
       [DATA_KEY_PATTERN]: Type.Union([
         Type.String({ maxLength: DATA_VALUE_MAX_LENGTH }),
         Type.Number(),
         Type.Boolean(),
+        ListValue,
       ]),
     },
     additionalProperties: false,

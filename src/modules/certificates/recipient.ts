@@ -2,13 +2,14 @@ import type { Issue } from '../../platform/errors.js';
 import { plainTextProblem } from '../../platform/text.js';
 import { compileBodyValidator, toIssues, unstorableValueIssues } from '../../platform/validation.js';
 import type { TemplateField } from '../../pdf/design.schema.js';
+import type { DataValue } from '../../pdf/pdf-renderer.js';
 import { Recipient } from './certificates.schemas.js';
 import { NAME_MAX_LENGTH } from '../../platform/limits.js';
 
 export interface ValidRecipient {
   name: string;
   email: string;
-  data: Record<string, string | number | boolean>;
+  data: Record<string, DataValue>;
   /** The recipient's own expiry, overriding the template's validity. */
   expiresAt?: Date;
   /** The calendar day of expiresAt as written (its date part, whatever its offset): YYYY-MM-DD. */
@@ -50,7 +51,7 @@ export function checkRecipient(
   const raw = input as {
     name: string;
     email: string;
-    data?: Record<string, string | number | boolean>;
+    data?: Record<string, DataValue>;
     expiresAt?: string;
   };
   const issues: Issue[] = [];
@@ -58,15 +59,8 @@ export function checkRecipient(
   const nameProblem = plainTextProblem(name, NAME_MAX_LENGTH);
   if (nameProblem) issues.push({ path: [...prefix, 'name'], message: nameProblem });
   const data = raw.data ?? {};
-  for (const field of fields) {
-    const value = data[field.key];
-    if (field.required && (value === undefined || (typeof value === 'string' && value.trim() === ''))) {
-      issues.push({
-        path: [...prefix, 'data', field.key],
-        message: `is required by the template (${field.label})`,
-      });
-    }
-  }
+  for (const field of fields)
+    issues.push(...fieldIssues(field, data[field.key], [...prefix, 'data', field.key]));
   let expiresAt: Date | undefined;
   // The issuer's calendar day is the date part as written: 2028-11-26T00:00:00+01:00 is shown as
   // 26 November 2028 although its instant is 2028-11-25T23:00:00Z (docs/api.md, "Expiry").
@@ -90,4 +84,35 @@ export function checkRecipient(
     ok: true,
     recipient: { name, email: raw.email, data, ...(expiresAt ? { expiresAt, expiresOn } : {}) },
   };
+}
+
+// A value against its field: a list for a list field, one value for a text field (decisions 24); a
+// required field has a value that is not blank, a required list at least one item.
+function fieldIssues(field: TemplateField, value: DataValue | undefined, path: (string | number)[]): Issue[] {
+  const list = field.type === 'list';
+  if (value !== undefined && Array.isArray(value) !== list) {
+    return [
+      {
+        path,
+        message: list
+          ? `is a list field (${field.label}): give an array of objects, e.g. [{"name": "...", "hours": 6}]`
+          : `is a text field (${field.label}): give a string, a number or a boolean, not a list`,
+      },
+    ];
+  }
+  const blank =
+    value === undefined ||
+    (typeof value === 'string' && value.trim() === '') ||
+    (Array.isArray(value) && value.length === 0);
+  if (field.required && blank) {
+    return [
+      {
+        path,
+        message: list
+          ? `is required by the template (${field.label}): at least one item`
+          : `is required by the template (${field.label})`,
+      },
+    ];
+  }
+  return [];
 }

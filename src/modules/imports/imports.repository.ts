@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import type { CsvData } from './list-columns.js';
 
 export type ImportState = 'queued' | 'running' | 'done' | 'cancelled' | 'failed';
 
@@ -26,8 +27,8 @@ export interface ImportRecipient {
   line: number;
   name: string;
   email: string;
-  data: Record<string, string>;
-  /** The row's own expiry as the issue takes it (migration 028); none: the template's validity. */
+  data: CsvData;
+  /** The row's own expiry as the issue takes it (migration 029); none: the template's validity. */
   expiresAt?: string | null;
 }
 
@@ -154,7 +155,7 @@ export async function chunkRows(
     line: number;
     name: string;
     email: string;
-    data: Record<string, string>;
+    data: CsvData;
     expires_at: string | null;
   }>(
     `SELECT row_no, line, name, email, data, expires_at FROM import_rows

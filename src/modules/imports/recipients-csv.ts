@@ -5,9 +5,18 @@ import { ValidationError, type Issue } from '../../platform/errors.js';
 import { hasForbiddenCharacter, PLAIN_TEXT_CHARACTERS } from '../../platform/text.js';
 import { DATA_VALUE_MAX_LENGTH, EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from '../../platform/limits.js';
 import { dayExpiry, EXPIRES_AFTER_ISSUE } from '../certificates/recipient.js';
+import {
+  fieldColumns,
+  hasColumn,
+  rowData,
+  type CsvColumn,
+  type CsvData,
+  type CsvField,
+} from './list-columns.js';
 
 // Issuing many certificates from a spreadsheet: a header row `name, email, <one column per template
-// field>`, UTF-8 with or without a byte-order mark, separated by commas or semicolons (what
+// field>` (a list field's items in columns `key[0].col`, `key[1].col` ...: list-columns.ts), UTF-8
+// with or without a byte-order mark, separated by commas or semicolons (what
 // spreadsheets in comma-decimal locales write), at most MAX_CSV_ROWS rows and MAX_CSV_BYTES bytes
 // (decisions sections 20 and 25). The dashboard's upload and large imports (the dashboard and
 // `certsvc import`) read files this way.
@@ -58,7 +67,7 @@ export interface CsvRow {
   recipient: {
     name: string;
     email: string;
-    data: Record<string, string>;
+    data: CsvData;
     /** The row's own expiry as the API takes it (a date made the end of its day, UTC). */
     expiresAt?: string | null;
   };
@@ -127,12 +136,13 @@ function checkCharacters(header: string[] | undefined, record: string[], line: n
   });
 }
 
-// The header's columns (the expiry's named EXPIRY_COLUMN), and where the expiry is (-1: none).
+// The header's columns (the expiry's named EXPIRY_COLUMN), the field columns, and which cells hold
+// them (the expiry's is left out of the fields': expiryAt, -1 for none).
 function checkHeader(
   record: string[],
   line: number,
-  fields: { key: string; required: boolean }[],
-): { header: string[]; expiryAt: number } {
+  fields: CsvField[],
+): { header: string[]; columns: CsvColumn[]; cells: number[]; expiryAt: number } {
   checkCharacters(undefined, record, line);
   const known = new Set(fields.map((f) => f.key));
   const isExpiry = (h: string) => !known.has(h) && h.toLowerCase() === EXPIRY_COLUMN.toLowerCase();
@@ -142,19 +152,19 @@ function checkHeader(
       `The header row must start with the columns name and email; it starts with ${header.slice(0, 2).join(', ')}`,
     );
   }
+  const expiryAt = known.has(EXPIRY_COLUMN) ? -1 : header.indexOf(EXPIRY_COLUMN, 2);
+  const cells = header.flatMap((_, i) => (i >= 2 && i !== expiryAt ? [i] : []));
   const expiry = known.has(EXPIRY_COLUMN) ? '' : `, and ${EXPIRY_COLUMN} may give an expiry`;
-  const extra = header.slice(2).filter((h) => !known.has(h) && h !== EXPIRY_COLUMN);
-  if (extra.length > 0) {
-    refuse(
-      `The header names columns this template has no field for: ${extra.join(', ')}; its fields are ${[...known].join(', ') || 'none'}${expiry}`,
-    );
-  }
-  const missing = fields.filter((f) => f.required && !header.includes(f.key)).map((f) => f.key);
+  const columns = fieldColumns(
+    cells.map((i) => header[i]!),
+    fields,
+    expiry,
+  );
+  const missing = fields.filter((f) => f.required && !hasColumn(columns, f.key)).map((f) => f.key);
   if (missing.length > 0) refuse(`The header lacks the required field columns: ${missing.join(', ')}`);
   const duplicate = header.find((h, i) => header.indexOf(h) !== i);
   if (duplicate) refuse(`The header names the column ${duplicate} twice`);
-  const expiryAt = known.has(EXPIRY_COLUMN) ? -1 : header.indexOf(EXPIRY_COLUMN, 2);
-  return { header, expiryAt };
+  return { header, columns, cells, expiryAt };
 }
 
 // A row's expiresAt cell as the API takes it: a date becomes the end of that day (UTC); anything else
@@ -165,24 +175,25 @@ function expiryCell(value: string): string | null {
 
 // The rows of one file, a record at a time as the parser finds them: the header checked at the
 // first, every row counted and checked as it comes, the row past the limit refused at once.
-function recipientsCollector(fields: { key: string; required: boolean }[], limits: CsvLimits) {
+function recipientsCollector(fields: CsvField[], limits: CsvLimits) {
   let header: string[] | undefined;
+  let columns: CsvColumn[] = [];
+  let cells: number[] = [];
   let expiryAt = -1;
   const rows: CsvRow[] = [];
   return {
     // csv-parse's on_record: returns null so that the parser keeps nothing itself.
     onRecord(record: string[], info: { lines: number }): null {
       if (!header) {
-        ({ header, expiryAt } = checkHeader(record, info.lines, fields));
+        ({ header, columns, cells, expiryAt } = checkHeader(record, info.lines, fields));
         return null;
       }
       if (rows.length === limits.rows) tooManyRows(limits);
       checkCharacters(header, record, info.lines);
-      const data: Record<string, string> = {};
-      header.forEach((key, i) => {
-        const value = record[i]?.trim() ?? '';
-        if (i >= 2 && i !== expiryAt && value !== '') data[key] = value;
-      });
+      const data = rowData(
+        columns,
+        cells.map((i) => record[i] ?? ''),
+      );
       const expiresAt = expiryAt < 0 ? null : expiryCell(record[expiryAt]?.trim() ?? '');
       rows.push({
         line: info.lines,
@@ -226,7 +237,7 @@ function csvProblem(err: unknown): never {
 /** The recipients of a whole file in memory, in one go, without a turn of the event loop. */
 export function parseRecipientsCsv(
   bytes: Uint8Array,
-  fields: { key: string; required: boolean }[],
+  fields: CsvField[],
   maxRows = MAX_CSV_ROWS,
   maxBytes = MAX_CSV_BYTES,
 ): CsvRow[] {
@@ -261,7 +272,7 @@ async function* pieces(source: Uint8Array | AsyncIterable<Uint8Array>): AsyncGen
  */
 export async function readRecipientsCsv(
   source: Uint8Array | AsyncIterable<Uint8Array>,
-  fields: { key: string; required: boolean }[],
+  fields: CsvField[],
   limits: CsvLimits = DEFAULT_LIMITS,
 ): Promise<CsvRow[]> {
   if (source instanceof Uint8Array && source.length > limits.bytes) tooLarge(limits);

@@ -36,6 +36,7 @@ export function createDesignPreviewService(deps: { renderer: () => PdfRenderer; 
       issues.push({ path: ['recipientName'], message: `must be at most ${NAME_MAX_LENGTH} characters` });
     const data = { ...sample.data };
     for (const field of design.fields) {
+      if (field.type === 'list') continue; // its sample rows (sample-values.ts) are not typed in
       const value = input.data?.[field.key]?.trim();
       if (!value) continue;
       if ([...value].length > DATA_VALUE_MAX_LENGTH)

@@ -15,6 +15,12 @@ export const Template = Type.Object(
         required: Type.Boolean({
           description: 'A missing required key is a 422 at ["recipient","data",key]',
         }),
+        type: Type.Optional(
+          Type.Union([Type.Literal('text'), Type.Literal('list')], {
+            description:
+              'text (absent: text): one value; list: an array of objects, one row per item of the table on the second page (CSV columns key[0].col, key[1].col, ...)',
+          }),
+        ),
       }),
     ),
     createdAt: Timestamp,
