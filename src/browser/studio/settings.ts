@@ -21,6 +21,17 @@ import {
 
 /** The settings as last drawn: the panel is drawn again only when they change (undo, JSON). */
 const drawnFor = new WeakMap<Studio, string>();
+/** While the panel applies a change of its own: its inputs already show it (and keep their words). */
+const applying = new WeakSet<Studio>();
+
+function commit(studio: Studio, change: () => void): void {
+  applying.add(studio);
+  try {
+    studio.state.commit(change);
+  } finally {
+    applying.delete(studio);
+  }
+}
 
 const settingsOf = (d: Design) =>
   JSON.stringify([
@@ -56,21 +67,24 @@ export function wireSettings(studio: Studio): void {
   drawSettings(studio, false);
 }
 
-/** Draws the panel's inputs from the design, unless typed into (`live`) or the same as drawn. */
+/**
+ * Draws the panel's inputs from the design when its settings changed elsewhere (undo, redo, Edit
+ * as JSON); not for its own changes, so that a value said to be wrong stays as typed beside it.
+ */
 export function drawSettings(studio: Studio, live: boolean): void {
   const body = document.getElementById('studio-settings-body');
   if (!body) return;
   const now = settingsOf(studio.state.design);
   const same = drawnFor.get(studio) === now;
   drawnFor.set(studio, now);
-  if (live || same) return;
+  if (live || same || applying.has(studio)) return;
   body.replaceChildren(...settingsParts(studio));
 }
 
 function settingsParts(studio: Studio): HTMLElement[] {
   const { state } = studio;
   const d = () => state.design;
-  const text = (set: (v: string) => void) => (v: string) => state.commit(() => set(v));
+  const text = (set: (v: string) => void) => (v: string) => commit(studio, () => set(v));
   return [
     checked(
       studio,
@@ -124,7 +138,7 @@ function settingsParts(studio: Studio): HTMLElement[] {
       (v) => {
         const r = parseReminders(v);
         if (!r.ok) return;
-        state.commit(() => {
+        commit(studio, () => {
           if (r.days.length === 0) delete d().remindBeforeDays;
           else d().remindBeforeDays = r.days;
         });
@@ -212,15 +226,17 @@ function validityInputs(studio: Studio): HTMLElement {
   const unitOptions: [string, string][] = [['', 'Does not expire'], ...VALIDITY_UNITS];
   if (unitNow === 'custom') unitOptions.push(['custom', `${validity} (as in the JSON)`]);
   const setValidity = (amount: string, unit: string) => {
+    amountField.disabled = unit === '' || unit === 'custom';
     if (unit === '') {
       say(amountField, message, undefined);
-      state.commit(() => delete state.design.validity);
+      commit(studio, () => delete state.design.validity);
       return;
     }
     if (unit === 'custom') return;
+    if (amountField.value === '') amountField.value = amount;
     const next = validityText(amount, unit as ValidityUnit);
     say(amountField, message, next.ok ? undefined : next.message);
-    if (next.ok) state.commit(() => (state.design.validity = next.validity));
+    if (next.ok) commit(studio, () => (state.design.validity = next.validity));
   };
   const amount = input(
     studio,
@@ -266,7 +282,7 @@ function languageSelect(studio: Studio): HTMLElement {
     'Language',
     current,
     'select',
-    (v) => state.commit(() => (state.design.locale = v)),
+    (v) => commit(studio, () => (state.design.locale = v)),
     {
       options: tags.map((t) => [t, languageName(t)]),
     },
@@ -298,7 +314,7 @@ function emailOnIssue(studio: Studio): HTMLElement {
   box.type = 'checkbox';
   box.checked = state.design.emailOnIssue === true;
   box.addEventListener('change', () =>
-    state.commit(() => {
+    commit(studio, () => {
       if (box.checked) state.design.emailOnIssue = true;
       else delete state.design.emailOnIssue;
     }),
