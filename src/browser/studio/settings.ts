@@ -308,10 +308,12 @@ function languageName(tag: string): string {
 
 function emailOnIssue(studio: Studio): HTMLElement {
   const { state } = studio;
+  const wrap = document.createElement('div');
   const label = document.createElement('label');
   label.className = 'check';
   const box = document.createElement('input');
   box.type = 'checkbox';
+  box.id = 'studio-email-on-issue';
   box.checked = state.design.emailOnIssue === true;
   box.addEventListener('change', () =>
     commit(studio, () => {
@@ -321,7 +323,10 @@ function emailOnIssue(studio: Studio): HTMLElement {
   );
   const hint = document.createElement('span');
   hint.className = 'hint';
+  hint.id = `${box.id}-hint`;
   hint.textContent = 'Each certificate is emailed to its recipient, with the PDF, when it is issued.';
-  label.append(box, ' Email on issue', hint);
-  return label;
+  box.setAttribute('aria-describedby', hint.id);
+  label.append(box, ' Email on issue');
+  wrap.append(label, hint);
+  return wrap;
 }
