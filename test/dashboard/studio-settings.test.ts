@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { pdfText } from '../pdf/pdf-helpers.js';
 import { browserSkipReason } from '../helpers/browser.js';
-import { shot, startDashboard, type DashboardEnv } from './support.js';
+import { PHONE, SHOTS, shot, startDashboard, type DashboardEnv } from './support.js';
 import { designOf, openStudio, rendered } from './studio-support.js';
 
 const skip = browserSkipReason();
@@ -286,6 +286,24 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
     // One undo step takes the insertion back.
     await rendered(page, () => page.getByRole('button', { name: 'Undo' }).click());
     assert.equal((await settingsOf(page)).elements[12]!.text, 'Valid until . Renew early.');
+    assert.deepEqual(problems, []);
+    await close();
+  });
+
+  it('phone size: Settings and the Insert field list fit the screen; nothing scrolls sideways', async () => {
+    const { page, problems, close } = await openStudio(env, 'Course completion', PHONE);
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    await page.getByRole('button', { name: 'Settings', exact: true }).tap();
+    const panel = (await page.locator('#studio-settings').boundingBox())!;
+    assert.ok(panel.x >= 0 && panel.x + panel.width <= PHONE.width, JSON.stringify(panel));
+    assert.equal(await sideways(), true);
+    await page.locator('#studio-settings').screenshot({ path: `${SHOTS}/studio-settings-phone.png` });
+    await page.locator('[data-testid=design-element][data-element-index="12"]').tap();
+    await page.getByRole('button', { name: 'Insert field' }).tap();
+    const menu = (await page.getByRole('menu').boundingBox())!;
+    assert.ok(menu.x >= 0 && menu.x + menu.width <= PHONE.width, JSON.stringify(menu));
+    assert.equal(await sideways(), true);
+    await shot(page, 'studio-insert-field-phone');
     assert.deepEqual(problems, []);
     await close();
   });
