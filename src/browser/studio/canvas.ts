@@ -1,17 +1,18 @@
-import type { DesignElement } from '../../pdf/design.schema.js';
+import type { Design, DesignElement } from '../../pdf/design.schema.js';
 import { focusBox, type Studio } from './context.js';
 import { applyBox, boxOf, resizeRules, shapeOf, snapMove, studioHandles, studioResize } from './geometry.js';
 import type { StudioHandle } from './geometry.js';
 import type { PdfJs } from './pdfjs.js';
+import { namedText } from './placeholder-names.js';
 
 // The design canvas: the preview (the service renders the design being edited; pdf.js draws its
 // page), and over it one box per element, to select, drag and resize.
 
 const pct = (v: number, of: number) => `${(v / of) * 100}%`;
 
-/** How an element is named in the boxes' labels and the outline. */
-export function describe(e: DesignElement, i: number): string {
-  if (e.type === 'text') return `${i + 1}. Text: ${e.text}`;
+/** How an element is named in the boxes' labels and the outline (a text's placeholders by name). */
+export function describe(e: DesignElement, i: number, design?: Design): string {
+  if (e.type === 'text') return `${i + 1}. Text: ${design ? namedText(e.text, design) : e.text}`;
   if (e.type === 'qr') return `${i + 1}. QR code`;
   if (e.type === 'image') return `${i + 1}. Image`;
   return `${i + 1}. Rectangle`;
@@ -89,7 +90,7 @@ export function drawBoxes(studio: Studio): void {
     box.dataset.elementIndex = String(i);
     box.tabIndex = 0;
     box.setAttribute('role', 'button');
-    box.setAttribute('aria-label', describe(e, i));
+    box.setAttribute('aria-label', describe(e, i, design));
     box.setAttribute('aria-pressed', String(i === selected));
     box.style.left = pct(b.x, pw);
     box.style.top = pct(b.y, ph);
@@ -169,7 +170,7 @@ export function drawOutline(studio: Studio): void {
       const b = document.createElement('button');
       b.type = 'button';
       b.className = 'link';
-      b.textContent = describe(e, i).replace(/^\d+\. /, '');
+      b.textContent = describe(e, i, studio.state.design).replace(/^\d+\. /, '');
       if (i === studio.state.selected) b.setAttribute('aria-current', 'true');
       b.addEventListener('click', () => studio.select(i));
       li.append(b);

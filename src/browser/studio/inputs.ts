@@ -29,8 +29,11 @@ export function input(
   const l = document.createElement('label');
   l.htmlFor = id;
   l.textContent = label;
-  let field: HTMLInputElement | HTMLSelectElement;
-  if (type === 'select') {
+  let field: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+  if (type === 'textarea') {
+    field = document.createElement('textarea');
+    field.rows = 3;
+  } else if (type === 'select') {
     const s = document.createElement('select');
     for (const o of options) {
       const [v, text] = typeof o === 'string' ? [o, o] : o;

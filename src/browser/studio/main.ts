@@ -7,6 +7,7 @@ import { showJson, wireJson } from './json.js';
 import { loadPdfJs } from './pdfjs.js';
 import { drawProps } from './properties.js';
 import { StudioState } from './state.js';
+import { drawSettings, wireSettings } from './settings.js';
 import { replaceImage, wireUploads } from './uploads.js';
 
 // The design studio's script (the editor page, src/dashboard/pages/editor.page.ts): wires the state
@@ -41,6 +42,7 @@ function start(): void {
     area.style.aspectRatio = `${design.page.width} / ${design.page.height}`;
     selectionChanged(live);
     drawFields(studio);
+    drawSettings(studio, live);
     studio.schedule();
   };
   const selectionChanged = (live = false) => {
@@ -81,6 +83,7 @@ function start(): void {
   wireJson(studio);
   wireUploads(studio);
   wireKeyboard(studio);
+  wireSettings(studio);
   $<HTMLInputElement>(root, '[data-sample-name]').addEventListener('input', () => studio.schedule());
   new ResizeObserver(() => studio.schedule()).observe(area);
   changed(false);

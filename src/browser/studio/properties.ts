@@ -2,6 +2,7 @@ import type { DesignElement, TextElement } from '../../pdf/design.schema.js';
 import type { Studio } from './context.js';
 import { studioFontFamilies } from './fonts.js';
 import { input } from './inputs.js';
+import { insertField } from './insert-field.js';
 
 // The selected element's properties panel (#studio-props).
 
@@ -71,31 +72,11 @@ function colorProp(studio: Studio, e: DesignElement, key: string, label: string,
 function textProps(studio: Studio, e: TextElement): HTMLElement[] {
   const { state } = studio;
   const parts: HTMLElement[] = [];
-  parts.push(
-    input(studio, 'Text', e.text, 'text', (v) => v && state.commit(() => (e.text = v)), {
-      attributes: { dir: 'auto' },
-      live: true,
-    }),
-  );
-  const placeholders = [
-    'recipient.name',
-    'certificate.issuedAt',
-    'certificate.uniqueCode',
-    'certificate.verificationUrl',
-    ...state.design.fields.map((f) => `data.${f.key}`),
-  ];
-  const pick = input(studio, 'Placeholder', placeholders[0]!, 'select', () => undefined, {
-    options: placeholders,
+  const text = input(studio, 'Text', e.text, 'text', (v) => v && state.commit(() => (e.text = v)), {
+    attributes: { dir: 'auto' },
+    live: true,
   });
-  const insert = document.createElement('button');
-  insert.type = 'button';
-  insert.className = 'secondary';
-  insert.textContent = 'Insert placeholder';
-  insert.addEventListener('click', () => {
-    const which = (pick.querySelector('select') as HTMLSelectElement).value;
-    state.commit(() => (e.text = `${e.text}{{${which}}}`));
-  });
-  parts.push(pick, insert);
+  parts.push(text, ...insertField(studio, e, text));
   parts.push(...fontProps(studio, e));
   parts.push(numberProp(studio, e, 'size', 'Size (pt)', 4, 200));
   parts.push(colorProp(studio, e, 'color', 'Colour', '#000000'));

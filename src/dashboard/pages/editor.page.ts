@@ -4,6 +4,7 @@ import type { WorkingTemplate } from '../../modules/templates/templates.views.js
 import { PDFJS_FILES, STUDIO_SCRIPT_PATH } from '../studio-assets.js';
 import { csrfField, typed, type Flash } from '../html.js';
 import { html, longText, safe, type Html } from '../../platform/html.js';
+import { LANGUAGES } from '../../platform/i18n/i18n.js';
 import type { userFrame } from '../session.js';
 import { titledPage } from './components.js';
 import { statusBadge } from './templates.page.js';
@@ -20,6 +21,15 @@ function toolbar(d: Design): Html {
     <button type="button" class="secondary" data-action="add-qr">Add QR code</button>
     <button type="button" class="secondary" data-action="duplicate" disabled>Duplicate element</button>
     <button type="button" class="secondary" data-action="delete" disabled>Delete element</button>
+    <button
+      type="button"
+      class="secondary"
+      id="studio-settings-button"
+      aria-controls="studio-settings"
+      aria-expanded="false"
+    >
+      Settings
+    </button>
     <label class="inline"
       >Page
       <select data-action="page-size">
@@ -105,6 +115,7 @@ export function editorPage(opts: {
         data-fonts="${opts.fonts.join(',')}"
         data-pdfjs="${PDFJS_FILES.main.path}"
         data-pdfjs-worker="${PDFJS_FILES.worker.path}"
+        data-locales="${LANGUAGES.join(',')}"
       >
         <section class="studio-stage" aria-label="Page">
           ${toolbar(d)}
@@ -125,6 +136,13 @@ export function editorPage(opts: {
           </p>
         </section>
         <aside class="studio-side">
+          <section class="card studio-settings" id="studio-settings" hidden aria-labelledby="settings-title">
+            <div class="actions">
+              <h2 id="settings-title">Settings</h2>
+              <button type="button" class="secondary" data-settings-close>Close settings</button>
+            </div>
+            <div id="studio-settings-body"></div>
+          </section>
           <section class="card studio-outline" hidden aria-labelledby="outline-title">
             <h2 id="outline-title">Elements</h2>
             <ol class="outline" id="studio-outline"></ol>
