@@ -4,7 +4,8 @@ import type { Studio } from './context.js';
 // autosaved draft and not saved since): leaving the page asks first (the browser's own question on
 // closing or reloading; a clear one for this page's links and forms), and every
 // data-autosave-seconds the design is stored as the user's draft of the template
-// (POST data-draft-url), which the editor offers to restore the next time it is opened.
+// (POST data-draft-url), which the editor offers to restore the next time it is opened. The page's
+// data-unsaved says it shows a design not saved: a restored draft ("draft") or a refused save's.
 
 const LEAVE = 'This template has changes that are not saved. Leave this page without saving them?';
 
@@ -14,10 +15,12 @@ export function wireUnsaved(studio: Studio): void {
   const { root, state } = studio;
   const url = root.dataset.draftUrl;
   const seconds = Number(root.dataset.autosaveSeconds);
-  // A restored draft is unsaved from the start.
-  const saved = root.hasAttribute('data-restored') ? undefined : JSON.stringify(state.design);
+  // A restored draft, or a design whose save was refused, is unsaved from the start.
+  const unsaved = root.hasAttribute('data-unsaved');
+  const saved = unsaved ? undefined : JSON.stringify(state.design);
   const dirty = () => saved === undefined || JSON.stringify(state.design) !== saved;
-  let drafted = root.hasAttribute('data-restored') ? JSON.stringify(state.design) : saved;
+  // A restored draft is stored already; a refused save's design is not.
+  let drafted = root.dataset.unsaved === 'refused' ? undefined : JSON.stringify(state.design);
   let leaving = false;
 
   const note = document.createElement('span');
@@ -40,6 +43,12 @@ export function wireUnsaved(studio: Studio): void {
         },
         body: `{"design":${text}}`,
       });
+      if (res.status === 422 || res.status === 413) {
+        // Not a design that can be stored (Edit as JSON): not tried again until it changes.
+        drafted = text;
+        note.textContent = 'Unsaved changes (not autosaved: the design is not valid)';
+        return;
+      }
       if (!res.ok) throw new Error(`error ${res.status}`);
       drafted = text;
       note.textContent = `Unsaved changes, autosaved at ${clock(new Date())}`;

@@ -134,7 +134,7 @@ export function editorPage(opts: {
         data-pdfjs-worker="${PDFJS_FILES.worker.path}"
         data-draft-url="${base}/draft"
         data-autosave-seconds="${String(opts.autosaveS)}"
-        ${safe(opts.draft?.restored ? 'data-restored' : '')}
+        ${safe(opts.draft?.restored ? 'data-unsaved="draft"' : opts.designText !== undefined ? 'data-unsaved="refused"' : '')}
       >
         <section class="studio-stage" aria-label="Page">
           ${toolbar(d)}
