@@ -238,6 +238,29 @@ describe('dashboard: the studio canvas in view, its errors, unsaved changes (Chr
     await close();
   });
 
+  it('a refused save keeps the typed design as unsaved: leaving asks', async () => {
+    const { page, close } = await openStudio(env, 'Course completion', WIDE);
+    await element(page, 5).click();
+    await page.getByLabel('X (pt)').fill('320');
+    await page.waitForSelector('[data-testid=design-canvas][data-state=error]');
+    await Promise.all([
+      page.waitForLoadState(),
+      page.getByRole('button', { name: 'Save', exact: true }).click(),
+    ]);
+    await page.waitForSelector('#studio[data-unsaved=refused]');
+    assert.match((await page.textContent('.notice.error')) ?? '', /Not saved\./);
+    assert.equal((await designOf(page)).elements[5]!.x, 320);
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.type();
+      void d.dismiss();
+    });
+    await page.getByRole('link', { name: 'All templates' }).click();
+    assert.equal(asked, 'confirm');
+    assert.match(page.url(), /\/edit$/);
+    await close();
+  });
+
   it('Discard forgets the draft: the saved design stays', async () => {
     const { page, close } = await openStudio(env, 'Event attendance', WIDE);
     const editUrl = page.url();
