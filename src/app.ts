@@ -180,6 +180,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
     rateLimitStore: deps.rateLimitStore,
     now: deps.now,
     publicBaseUrl: deps.config.publicBaseUrl,
+    studioAutosaveS: deps.config.studioAutosaveS,
   });
   await app.register(adminPlugin, {
     prefix: '/admin',

@@ -50,6 +50,8 @@ export interface Config {
   signingKeysSecret: Buffer | undefined;
   // An RFC 3161 time-stamp authority (TSA_URL): PDF signatures carry its time stamp (PAdES B-T).
   tsa: { url: string; timeoutMs: number } | undefined;
+  // Seconds between two autosaves of the studio's unsaved edits (STUDIO_AUTOSAVE_S, default 30).
+  studioAutosaveS: number;
 }
 
 export const DEFAULT_PLANS: PlanDefinition[] = [
@@ -255,5 +257,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     signingKeysSecret: signingKeysSecret(optional(env, 'SIGNING_KEYS_SECRET')),
     tsa: tsaOf(env),
+    studioAutosaveS: integer(env, 'STUDIO_AUTOSAVE_S', 30, 1, 3_600),
   };
 }

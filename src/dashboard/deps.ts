@@ -10,4 +10,6 @@ export interface DashboardDeps {
   now: () => Date;
   /** The service's public address, for links in emails (a password reset link). */
   publicBaseUrl: string;
+  /** Seconds between the studio's autosaves of unsaved edits (config STUDIO_AUTOSAVE_S; 30 when absent). */
+  studioAutosaveS?: number;
 }

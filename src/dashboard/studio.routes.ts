@@ -8,6 +8,7 @@ import { fontNames } from '../pdf/fonts.js';
 import { AppError, NotFoundError, ValidationError } from '../platform/errors.js';
 import type { DashboardDeps } from './deps.js';
 import { DASHBOARD_CSP_SELF_CONNECT } from './html.js';
+import { draftRoutes } from './drafts.routes.js';
 import { editorPage } from './pages/editor.page.js';
 import { confirmArchivePage, galleryPage, historyPage } from './pages/studio.page.js';
 import { form, pathId } from './params.js';
@@ -41,6 +42,9 @@ function sampleInput(source: Record<string, unknown>): SampleInput {
   return { recipientName: typeof name === 'string' ? name : undefined, data };
 }
 
+// The editor's script asks for the preview with Accept: application/pdf, application/json.
+const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json');
+
 function sendPdf(reply: FastifyReply, pdf: Buffer, download: boolean) {
   const disposition = download
     ? 'attachment; filename="template-preview.pdf"'
@@ -58,6 +62,7 @@ export function studioRoutes(app: FastifyInstance, deps: DashboardDeps) {
   studioScripts(app);
   galleryRoutes(app, deps);
   editorRoutes(app, deps);
+  draftRoutes(app, deps);
   versionRoutes(app, deps);
 }
 
@@ -138,16 +143,23 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
     reply: FastifyReply,
     extra: { designText?: string; error?: string } = {},
   ) => {
-    const { accountId } = signedIn(request).user;
-    const working = await templates.working(accountId, pathId(request));
+    const { accountId, id: userId } = signedIn(request).user;
+    const id = pathId(request);
+    const working = await templates.working(accountId, id);
+    // The user's unsaved edits autosaved after the newest version: offered, or (?draft=1) restored.
+    const draft =
+      extra.designText === undefined ? await templates.newerDraft(accountId, userId, id) : undefined;
+    const restore = draft !== undefined && (request.query as { draft?: unknown }).draft === '1';
     reply.header('Content-Security-Policy', DASHBOARD_CSP_SELF_CONNECT);
     return editorPage({
       user: userFrame(request, reply),
       flash: extra.error ? { kind: 'error', text: extra.error } : takeFlash(request),
       template: working,
       design: working.design,
-      designText: extra.designText,
+      designText: restore ? JSON.stringify(draft.design, null, 2) : extra.designText,
       fonts: [...fontNames, ...(working.design.fonts ?? []).map((f) => f.name)],
+      draft: draft && { savedAt: draft.savedAt, restored: restore },
+      autosaveS: deps.studioAutosaveS ?? 30,
     });
   };
 
@@ -164,6 +176,8 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
       const saved = await templates.saveVersion(signedIn(request).principal, accountId, id, designOf(text), {
         publish,
       });
+      // Saved: the autosaved draft of these edits is done with.
+      await templates.discardDraft(accountId, signedIn(request).user.id, id);
       setFlash(request, { kind: 'ok', text: savedText(saved, publish) });
       return reply.redirect(`/dashboard/templates/${id}/edit`, 303);
     } catch (err) {
@@ -179,6 +193,7 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
   app.post('/templates/:id/publish', { preHandler: kit.form('design') }, async (request, reply) => {
     const { accountId } = signedIn(request).user;
     const t = await templates.publish(signedIn(request).principal, accountId, pathId(request));
+    await templates.discardDraft(accountId, signedIn(request).user.id, t.id);
     setFlash(request, { kind: 'ok', text: `Published version ${t.version} of ${t.name}.` });
     return reply.redirect(`/dashboard/templates/${t.id}/edit`, 303);
   });
@@ -212,8 +227,22 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const { accountId } = signedIn(request).user;
     await templates.working(accountId, pathId(request));
     const body = (request.body ?? {}) as { design?: unknown; sample?: Record<string, unknown> };
-    const design = await templates.parse(body.design);
-    return sendPdf(reply, await designPreview.render(design, sampleInput(body.sample ?? {})), false);
+    try {
+      const design = await templates.parse(body.design);
+      return sendPdf(reply, await designPreview.render(design, sampleInput(body.sample ?? {})), false);
+    } catch (err) {
+      // The studio asks for JSON: the issues' paths let it outline the elements at fault.
+      if (!(err instanceof ValidationError) || !wantsJson(request)) throw err;
+      return reply
+        .code(422)
+        .header('Cache-Control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(
+          JSON.stringify({
+            error: { code: err.code, message: err.message, details: { issues: err.issues } },
+          }),
+        );
+    }
   });
 }
 

@@ -16,8 +16,8 @@ export interface DashboardEnv {
   close(): Promise<void>;
 }
 
-export async function startDashboard(): Promise<DashboardEnv> {
-  const t = await startTestApp();
+export async function startDashboard(env: Record<string, string> = {}): Promise<DashboardEnv> {
+  const t = await startTestApp(env);
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as AddressInfo;
   const browser = await launchBrowser();

@@ -130,6 +130,17 @@ const TABLE: Record<string, Row> = {
     path: (f) => `/dashboard/templates/${f.tenant.templateId}/preview.pdf`,
     harmless: `/dashboard/templates/${none}/preview.pdf`,
   },
+  'POST /dashboard/templates/:id/draft': {
+    access: 'design',
+    path: (f) => `/dashboard/templates/${f.tenant.templateId}/draft`,
+    harmless: `/dashboard/templates/${none}/draft`,
+    fields: () => ({ design: '{}' }),
+  },
+  'POST /dashboard/templates/:id/draft/discard': {
+    access: 'design',
+    path: (f) => `/dashboard/templates/${f.tenant.templateId}/draft/discard`,
+    harmless: `/dashboard/templates/${none}/draft/discard`,
+  },
   'POST /dashboard/templates/:id/uploads': {
     access: 'design',
     path: (f) => `/dashboard/templates/${f.tenant.templateId}/uploads`,

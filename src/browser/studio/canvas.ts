@@ -2,6 +2,7 @@ import type { Design, DesignElement } from '../../pdf/design.schema.js';
 import { focusBox, type Studio } from './context.js';
 import { applyBox, boxOf, resizeRules, shapeOf, snapMove, studioHandles, studioResize } from './geometry.js';
 import type { StudioHandle } from './geometry.js';
+import { readRefusal, showDesignErrors } from './errors.js';
 import type { PdfJs } from './pdfjs.js';
 import { namedText } from './placeholder-names.js';
 
@@ -39,14 +40,18 @@ export function previewRenderer(studio: Studio, canvas: HTMLCanvasElement, pdfjs
       const res = await fetch(root.dataset.previewUrl as string, {
         method: 'POST',
         credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', 'x-csrf-token': studio.csrf },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/pdf, application/json',
+          'x-csrf-token': studio.csrf,
+        },
         body: JSON.stringify({ design: studio.state.design, sample: sample(root) }),
       });
       if (mine !== seq) return;
       if (!res.ok) {
-        const page = new DOMParser().parseFromString(await res.text(), 'text/html');
-        const message = page.getElementById('error-message')?.textContent ?? `error ${res.status}`;
-        status.textContent = `The preview cannot be drawn: ${message}`;
+        const refusal = await readRefusal(res);
+        if (mine !== seq) return;
+        showDesignErrors(studio, refusal);
         area.dataset.state = 'error';
         return;
       }
@@ -66,6 +71,7 @@ export function previewRenderer(studio: Studio, canvas: HTMLCanvasElement, pdfjs
       canvas.height = off.height;
       canvas.getContext('2d')?.drawImage(off, 0, 0);
       status.textContent = '';
+      showDesignErrors(studio, undefined);
       area.dataset.state = 'ready';
       area.dataset.rendered = String(mine);
     } catch (err) {

@@ -8,7 +8,9 @@ import { loadPdfJs } from './pdfjs.js';
 import { drawProps } from './properties.js';
 import { StudioState } from './state.js';
 import { drawSettings, wireSettings } from './settings.js';
+import { wireUnsaved } from './unsaved.js';
 import { replaceImage, wireUploads } from './uploads.js';
+import { fitCanvas, wireView } from './view.js';
 
 // The design studio's script (the editor page, src/dashboard/pages/editor.page.ts): wires the state
 // to the panels. Without it the page still works (the preview in a frame, the JSON, Save).
@@ -40,6 +42,7 @@ function start(): void {
     button('redo').disabled = state.redoStack.length === 0;
     button('remove-background').disabled = !design.background?.image;
     area.style.aspectRatio = `${design.page.width} / ${design.page.height}`;
+    fitCanvas(studio);
     selectionChanged(live);
     drawFields(studio);
     drawSettings(studio, live);
@@ -84,6 +87,8 @@ function start(): void {
   wireUploads(studio);
   wireKeyboard(studio);
   wireSettings(studio);
+  wireView(studio);
+  wireUnsaved(studio);
   $<HTMLInputElement>(root, '[data-sample-name]').addEventListener('input', () => studio.schedule());
   new ResizeObserver(() => studio.schedule()).observe(area);
   changed(false);

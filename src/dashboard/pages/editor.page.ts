@@ -2,7 +2,7 @@ import type { Design } from '../../pdf/design.schema.js';
 import { sampleValues } from '../../pdf/pdf-renderer.js';
 import type { WorkingTemplate } from '../../modules/templates/templates.views.js';
 import { PDFJS_FILES, STUDIO_SCRIPT_PATH } from '../studio-assets.js';
-import { csrfField, typed, type Flash } from '../html.js';
+import { csrfField, dateTime, typed, type Flash } from '../html.js';
 import { html, longText, safe, type Html } from '../../platform/html.js';
 import { LANGUAGES } from '../../platform/i18n/i18n.js';
 import type { userFrame } from '../session.js';
@@ -58,6 +58,30 @@ function toolbar(d: Design): Html {
   </div>`;
 }
 
+// Unsaved edits autosaved after the newest version (issue 30): restore them or discard them; once
+// restored, a reminder that they are not saved yet.
+function draftNotice(
+  base: string,
+  csrf: string,
+  draft: { savedAt: Date; restored: boolean } | undefined,
+): Html {
+  if (!draft) return html``;
+  const when = dateTime(draft.savedAt.toISOString());
+  if (draft.restored) {
+    return html`<p class="card notice" role="status" id="draft-notice">
+      The unsaved changes from ${when} are restored: save them to keep them.
+    </p>`;
+  }
+  return html`<div class="card notice actions" id="draft-notice">
+    <span class="small">You left this template with changes that were not saved (autosaved ${when}).</span>
+    <a class="button" href="${base}/edit?draft=1">Restore unsaved changes from ${when}</a>
+    <form method="post" action="${base}/draft/discard">
+      ${csrfField(csrf)}
+      <button type="submit" class="secondary">Discard</button>
+    </form>
+  </div>`;
+}
+
 // The studio (issue 18). Without JavaScript it is a working page: the preview PDF in a frame, the
 // design as JSON to edit, Save and Publish, the sample values and "Download preview PDF". The
 // script (src/browser/studio/) draws the real PDF with pdf.js in the design canvas, puts a box over
@@ -70,6 +94,10 @@ export function editorPage(opts: {
   // The JSON as typed when a save was refused, so nothing is lost.
   designText?: string;
   fonts: string[];
+  /** The user's autosaved unsaved edits, newer than the newest version: offered, or restored. */
+  draft?: { savedAt: Date; restored: boolean };
+  /** Seconds between autosaves of unsaved edits. */
+  autosaveS: number;
 }): string {
   const t = opts.template;
   const d = opts.design;
@@ -107,6 +135,7 @@ export function editorPage(opts: {
           Publish
         </button>
       </div>
+      ${draftNotice(base, opts.user.csrf, opts.draft)}
       <div
         class="studio"
         id="studio"
@@ -116,10 +145,13 @@ export function editorPage(opts: {
         data-pdfjs="${PDFJS_FILES.main.path}"
         data-pdfjs-worker="${PDFJS_FILES.worker.path}"
         data-locales="${LANGUAGES.join(',')}"
+        data-draft-url="${base}/draft"
+        data-autosave-seconds="${String(opts.autosaveS)}"
+        ${safe(opts.draft?.restored ? 'data-unsaved="draft"' : opts.designText !== undefined ? 'data-unsaved="refused"' : '')}
       >
         <section class="studio-stage" aria-label="Page">
           ${toolbar(d)}
-          <div class="design-canvas" data-testid="design-canvas">
+          <div class="design-canvas" id="design-canvas" data-testid="design-canvas">
             <iframe
               class="preview studio-fallback"
               src="${base}/preview.pdf?latest=1#toolbar=0&navpanes=0&view=Fit"
@@ -176,11 +208,12 @@ export function editorPage(opts: {
               <button type="submit" name="download" value="1" class="secondary">Download preview PDF</button>
             </div>
           </form>
+          <a class="studio-jump" href="#design-canvas">Preview</a>
         </aside>
       </div>
       <form method="post" action="${base}/edit" enctype="multipart/form-data" id="design-form">
         ${csrfField(opts.user.csrf)}
-        <details class="card" ${safe(opts.designText === undefined ? '' : 'open')}>
+        <details class="card" ${safe(opts.designText === undefined || opts.draft?.restored ? '' : 'open')}>
           <summary>Edit as JSON</summary>
           <label for="design-json"
             >The design

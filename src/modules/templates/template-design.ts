@@ -111,8 +111,11 @@ function invalid(issues: Issue[]): never {
 // renderer's file checker, which reads the design's files away from the event loop.
 export type DesignChecker = (design: Design) => Promise<Issue[]>;
 
-/** A valid design, or a ValidationError (422) whatever the input: it never throws anything else. */
-export async function parseDesign(input: unknown, check?: DesignChecker): Promise<Design> {
+/**
+ * A design of the right shape and within the size limits, not checked further (an unsaved draft may
+ * still be broken); a ValidationError (422) otherwise.
+ */
+export function designShape(input: unknown): Design {
   if (!validateDesign(input)) invalid(schemaIssues(input));
   const design = input as Design;
   const size = designBytes(design);
@@ -132,6 +135,12 @@ export async function parseDesign(input: unknown, check?: DesignChecker): Promis
       },
     ]);
   }
+  return design;
+}
+
+/** A valid design, or a ValidationError (422) whatever the input: it never throws anything else. */
+export async function parseDesign(input: unknown, check?: DesignChecker): Promise<Design> {
+  const design = designShape(input);
   const keys = design.fields.map((f) => f.key);
   const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
   const issues: Issue[] = duplicate

@@ -9,6 +9,7 @@ import { archivedEvent, templateStore, type TemplateStore } from './template-sto
 import * as repo from './templates.repository.js';
 import type { TemplateView } from './templates.schemas.js';
 import { templateView } from './templates.views.js';
+import { templateDrafts } from './template-drafts.service.js';
 import { workingTemplates } from './working-templates.service.js';
 
 // The templates of an account: the API's and the operator's (CLI) published templates here, the
@@ -16,7 +17,11 @@ import { workingTemplates } from './working-templates.service.js';
 
 export function createTemplatesService(deps: { db: Db; checkDesign?: DesignChecker }) {
   const store = templateStore(deps.db);
-  return { ...publishedTemplates(deps, store), ...workingTemplates(deps, store) };
+  return {
+    ...publishedTemplates(deps, store),
+    ...workingTemplates(deps, store),
+    ...templateDrafts(deps, store),
+  };
 }
 
 function publishedTemplates(deps: { db: Db; checkDesign?: DesignChecker }, store: TemplateStore) {
