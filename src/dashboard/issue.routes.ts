@@ -10,7 +10,13 @@ import type { TemplateView } from '../modules/templates/templates.schemas.js';
 import type { DashboardDeps } from './deps.js';
 import { sendCsv, sendZip } from './downloads.js';
 import { form, isUuid, pathId } from './params.js';
-import { issueOnePage, resultsPage, uploadPage } from './pages/issue.page.js';
+import {
+  issueOnePage,
+  resultsPage,
+  uploadPage,
+  type DefaultExpiry,
+  type ListColumns,
+} from './pages/issue.page.js';
 import { emailedText } from './imports.routes.js';
 import { flashOutcome, pageFrame, routeKit } from './routes.js';
 import { html as send, setFlash, signedIn, takeFlash, userFrame } from './session.js';
@@ -41,18 +47,68 @@ function templateChoice(deps: DashboardDeps) {
   };
 }
 
-// What an expiry left empty gives, for the form to say: the template's validity from now (null: the
-// certificate does not expire). The issue computes it again, from its own issue time.
-async function defaultExpiry(deps: DashboardDeps, accountId: string, template?: TemplateView) {
-  if (!template) return undefined;
+// What the form says beyond the fields: the expiry an empty date gives (the template's validity from
+// now; null: the certificate does not expire; the issue computes it again, from its own issue time),
+// and for each list field the columns of the table that shows it.
+async function formFacts(
+  deps: DashboardDeps,
+  accountId: string,
+  template?: TemplateView,
+): Promise<{ expiry?: DefaultExpiry; lists: ListColumns }> {
+  if (!template) return { lists: {} };
   const { issuedDesign } = await deps.services.templates.working(accountId, template.id);
   const now = deps.now();
   const expiry = validityExpiry(issuedDesign, now);
-  const today = now.toISOString().slice(0, 10);
+  const lists: ListColumns = {};
+  for (const e of issuedDesign.elements) {
+    if (e.type === 'table') lists[e.field] ??= e.columns.map((c) => ({ key: c.key, label: c.label }));
+  }
   return {
-    today,
-    byValidity: expiry && { at: expiry.expiresAt.toISOString(), validity: durationText(expiry.validity) },
+    expiry: {
+      today: now.toISOString().slice(0, 10),
+      byValidity: expiry && { at: expiry.expiresAt.toISOString(), validity: durationText(expiry.validity) },
+    },
+    lists,
   };
+}
+
+// A list field's text in the form as items: one per line, values separated by semicolons in the
+// table's column order (a JSON array when no table shows the list). Empty lines are skipped.
+function listItems(
+  text: string,
+  key: string,
+  columns: { key: string; label: string }[] | undefined,
+): { items: Record<string, string>[] } | { issue: { path: (string | number)[]; message: string } } {
+  const path = ['recipient', 'data', key];
+  if (!columns?.length) {
+    try {
+      const items = JSON.parse(text) as unknown;
+      if (Array.isArray(items)) return { items: items as Record<string, string>[] };
+    } catch {
+      // said below
+    }
+    return { issue: { path, message: 'must be a JSON array of items, e.g. [{"name": "Unit 1"}]' } };
+  }
+  const items: Record<string, string>[] = [];
+  for (const [n, line] of text.split(/\r?\n/).entries()) {
+    if (line.trim() === '') continue;
+    const cells = line.split(';').map((c) => c.trim());
+    if (cells.length > columns.length) {
+      const order = columns.map((c) => c.label).join('; ');
+      return {
+        issue: {
+          path,
+          message: `line ${n + 1} has ${cells.length} values; there are ${columns.length} columns (${order})`,
+        },
+      };
+    }
+    const item: Record<string, string> = {};
+    cells.forEach((value, i) => {
+      if (value !== '') item[columns[i]!.key] = value;
+    });
+    if (Object.keys(item).length > 0) items.push(item);
+  }
+  return { items };
 }
 
 function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, choice: Choice) {
@@ -62,14 +118,15 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
     const { accountId } = signedIn(request).user;
     const list = await choice.list(accountId);
     const template = await choice.of(accountId, choice.query(request));
-    const expiry = await defaultExpiry(deps, accountId, template);
-    return issueOnePage({ user: userFrame(request, reply), templates: list, template, expiry, values: {} });
+    const facts = await formFacts(deps, accountId, template);
+    return issueOnePage({ user: userFrame(request, reply), templates: list, template, ...facts, values: {} });
   });
 
   app.post('/certificates/new', { preHandler: kit.form('issue') }, async (request, reply) => {
     const s = signedIn(request);
     const values = form(request);
     const template = await choice.of(s.user.accountId, values.templateId);
+    const facts = await formFacts(deps, s.user.accountId, template);
     const again = async (
       status: number,
       error: string,
@@ -81,7 +138,7 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
           user: userFrame(request, reply),
           templates: await choice.list(s.user.accountId),
           template,
-          expiry: await defaultExpiry(deps, s.user.accountId, template),
+          ...facts,
           values,
           error,
           issues,
@@ -89,10 +146,18 @@ function issueOneRoutes(app: FastifyInstance, deps: DashboardDeps, kit: Kit, cho
         status,
       );
     if (!template) return again(422, 'Choose a template.');
-    const data: Record<string, string> = {};
+    const data: Record<string, string | Record<string, string>[]> = {};
     for (const f of template.fields) {
       const v = (values[`data.${f.key}`] ?? '').trim();
-      if (v) data[f.key] = v;
+      if (!v) continue;
+      if (f.type !== 'list') {
+        data[f.key] = v;
+        continue;
+      }
+      const list = listItems(v, f.key, facts.lists[f.key]);
+      if ('issue' in list)
+        return again(422, 'The certificate was not issued: correct the fields below.', [list.issue]);
+      data[f.key] = list.items;
     }
     // The expiry is a day (its end, UTC); empty: the template's validity.
     const day = (values.expiresOn ?? '').trim();

@@ -315,7 +315,8 @@ describe('POST /certificates, single-mode recipient issues', () => {
       recipient(0, { data: { course: { title: 'x' } } }),
       ['recipient', 'data', 'course'],
     ],
-    ['array value', recipient(0, { data: { course: 'x', tags: ['a'] } }), ['recipient', 'data', 'tags']],
+    // A list's items are objects (decisions 24): the path names the item that is not one.
+    ['array value', recipient(0, { data: { course: 'x', tags: ['a'] } }), ['recipient', 'data', 'tags', 0]],
     ['null value', recipient(0, { data: { course: 'x', hours: null } }), ['recipient', 'data', 'hours']],
     [
       'string value of 1001 chars',

@@ -172,6 +172,18 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
     const expected = new Date(issued.issuedAt);
     expected.setUTCFullYear(expected.getUTCFullYear() + 2);
     assert.equal(issued.expiresAt, expected.toISOString());
+    // The credential's achievement says what Settings' "Description for recipients" says.
+    const credential = await env.t.app.inject({
+      method: 'GET',
+      url: `/api/v1/certificates/${(res.json().data as { id: string }).id}/credential`,
+      headers: user.tenant.auth,
+    });
+    assert.equal(credential.statusCode, 200, credential.body);
+    const subject = credential.json().credentialSubject as { achievement: { description: string } };
+    assert.equal(
+      subject.achievement.description,
+      'Completed 12 hours of safe lifting practice, assessed on site.',
+    );
     assert.deepEqual(problems, []);
     await close();
   });

@@ -70,6 +70,41 @@ function input(opts: {
     ${opts.error ? html`<div class="notice error small" id="${opts.id}-error">${opts.error}</div>` : ''}`;
 }
 
+/** The columns of the table that shows a list field, in order: one line of the form per item. */
+export type ListColumns = Record<string, { key: string; label: string }[]>;
+
+// A list field (a table on the certificate's second page): one item per line, its values separated by
+// semicolons in the table's column order.
+function listInput(
+  f: { key: string; label: string; required: boolean },
+  columns: { key: string; label: string }[] | undefined,
+  value: string | undefined,
+  issues: Issue[],
+): Html {
+  const id = `data-${f.key}`;
+  const error = issues
+    .filter((i) => i.path[1] === 'data' && i.path[2] === f.key)
+    .map((i) => i.message)
+    .join('; ');
+  const order = columns?.length
+    ? `One item per line, its values separated by semicolons: ${columns.map((c) => c.label).join('; ')}.`
+    : 'A JSON array of items, e.g. [{"name": "Unit 1", "hours": 6}] (no table on the certificate shows this list).';
+  const describedBy = error ? html` aria-invalid="true" aria-describedby="${id}-error"` : '';
+  return html`<label for="${id}"
+      >${typed(f.label)}${f.required ? '' : html` <span class="hint">Optional</span>`}
+      <span class="hint">${order}</span></label
+    >
+    <textarea
+      id="${id}"
+      name="data.${f.key}"
+      rows="6"
+      dir="auto"
+      ${f.required ? html` required` : ''}${describedBy}
+    >
+${value ?? ''}</textarea>
+    ${error ? html`<div class="notice error small" id="${id}-error">${error}</div>` : ''}`;
+}
+
 /** What an expiry left empty gives: the template's validity from now, or null (no expiry). */
 export interface DefaultExpiry {
   today: string;
@@ -101,6 +136,7 @@ export function issueOnePage(opts: {
   templates: TemplateView[];
   template?: TemplateView;
   expiry?: DefaultExpiry;
+  lists?: ListColumns;
   values: Record<string, string>;
   error?: string;
   issues?: Issue[];
@@ -113,15 +149,17 @@ export function issueOnePage(opts: {
         ${input({ id: 'name', name: 'name', label: 'Recipient name', value: opts.values.name, required: true, error: errorText(issues, 'name'), auto: true, hint: 'As it should be printed, in any script.' })}
         ${input({ id: 'email', name: 'email', label: 'Recipient email', type: 'email', value: opts.values.email, required: true, error: errorText(issues, 'email') })}
         ${t.fields.map((f) =>
-          input({
-            id: `data-${f.key}`,
-            name: `data.${f.key}`,
-            label: typed(f.label),
-            value: opts.values[`data.${f.key}`],
-            required: f.required,
-            error: errorText(issues, `data.${f.key}`),
-            auto: true,
-          }),
+          f.type === 'list'
+            ? listInput(f, opts.lists?.[f.key], opts.values[`data.${f.key}`], issues)
+            : input({
+                id: `data-${f.key}`,
+                name: `data.${f.key}`,
+                label: typed(f.label),
+                value: opts.values[`data.${f.key}`],
+                required: f.required,
+                error: errorText(issues, `data.${f.key}`),
+                auto: true,
+              }),
         )}
         ${expiryInput(opts.expiry, opts.values.expiresOn, issues)}
         <div class="actions"><button type="submit">Issue the certificate</button></div>
