@@ -17,7 +17,7 @@ export function describe(e: DesignElement, i: number, design?: Design): string {
   if (e.type === 'text') return `${i + 1}. Text: ${design ? namedText(e.text, design) : e.text}`;
   if (e.type === 'qr') return `${i + 1}. QR code`;
   if (e.type === 'image') return `${i + 1}. Image`;
-  if (e.type === 'table') return `${i + 1}. Table of ${e.field}`;
+  if (e.type === 'table') return `${i + 1}. Table: ${e.field}`;
   return `${i + 1}. Rectangle`;
 }
 
