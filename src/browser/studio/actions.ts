@@ -1,6 +1,8 @@
 import type { DesignElement } from '../../pdf/design.schema.js';
 import { $, focusBox, type Studio } from './context.js';
 import { addField } from './fields.js';
+import { onShownPage } from './pages.js';
+import { addTable } from './table.js';
 import { applyBox, boxOf, resizeRules, round, shapeOf, studioHandles, studioResize } from './geometry.js';
 
 // The toolbar's buttons (data-action), the page size and background colour, and the keyboard.
@@ -18,7 +20,7 @@ function act(studio: Studio, action: string): void {
   if (action === 'undo') state.undo();
   else if (action === 'redo') state.redo();
   else if (make) {
-    state.commit(() => design.elements.push(make()));
+    state.commit(() => design.elements.push(onShownPage(make())));
     studio.select(design.elements.length - 1);
   } else if (action === 'delete' && state.selected >= 0) {
     state.commit(() => design.elements.splice(state.selected, 1));
@@ -34,6 +36,7 @@ function act(studio: Studio, action: string): void {
       delete design.background?.image;
     });
   } else if (action === 'add-field') addField(studio);
+  else if (action === 'add-table') addTable(studio);
 }
 
 export function wireToolbar(studio: Studio): void {

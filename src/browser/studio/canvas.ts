@@ -4,6 +4,7 @@ import { applyBox, boxOf, resizeRules, shapeOf, snapMove, studioHandles, studioR
 import type { StudioHandle } from './geometry.js';
 import { readRefusal, showDesignErrors } from './errors.js';
 import type { PdfJs } from './pdfjs.js';
+import { pageOf, shownPage } from './pages.js';
 import { namedText } from './placeholder-names.js';
 
 // The design canvas: the preview (the service renders the design being edited; pdf.js draws its
@@ -16,6 +17,7 @@ export function describe(e: DesignElement, i: number, design?: Design): string {
   if (e.type === 'text') return `${i + 1}. Text: ${design ? namedText(e.text, design) : e.text}`;
   if (e.type === 'qr') return `${i + 1}. QR code`;
   if (e.type === 'image') return `${i + 1}. Image`;
+  if (e.type === 'table') return `${i + 1}. Table: ${e.field}`;
   return `${i + 1}. Rectangle`;
 }
 
@@ -58,7 +60,7 @@ export function previewRenderer(studio: Studio, canvas: HTMLCanvasElement, pdfjs
       const bytes = new Uint8Array(await res.arrayBuffer());
       const pdfjs = await pdfjsReady;
       const doc = await pdfjs.getDocument({ data: bytes, isEvalSupported: false }).promise;
-      const page = await doc.getPage(1);
+      const page = await doc.getPage(Math.min(shownPage(), doc.numPages));
       const viewport = page.getViewport({ scale: studio.scale() * (window.devicePixelRatio || 1) });
       const off = document.createElement('canvas');
       off.width = Math.ceil(viewport.width);
@@ -94,6 +96,7 @@ export function drawBoxes(studio: Studio): void {
     box.className = `design-element${i === selected ? ' selected' : ''}`;
     box.setAttribute('data-testid', 'design-element');
     box.dataset.elementIndex = String(i);
+    box.hidden = pageOf(e) !== shownPage();
     box.tabIndex = 0;
     box.setAttribute('role', 'button');
     box.setAttribute('aria-label', describe(e, i, design));
@@ -176,7 +179,8 @@ export function drawOutline(studio: Studio): void {
       const b = document.createElement('button');
       b.type = 'button';
       b.className = 'link';
-      b.textContent = describe(e, i, studio.state.design).replace(/^\d+\. /, '');
+      const onPage = (studio.state.design.pages ?? 1) === 2 ? ` (page ${pageOf(e)})` : '';
+      b.textContent = describe(e, i, studio.state.design).replace(/^\d+\. /, '') + onPage;
       if (i === studio.state.selected) b.setAttribute('aria-current', 'true');
       b.addEventListener('click', () => studio.select(i));
       li.append(b);

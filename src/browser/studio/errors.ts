@@ -1,4 +1,5 @@
 import type { DesignElement } from '../../pdf/design.schema.js';
+import { pageOf, shownPage } from './pages.js';
 import type { Studio } from './context.js';
 import { boxOf } from './geometry.js';
 
@@ -105,7 +106,10 @@ export function showDesignErrors(studio: Studio, refusal: PreviewRefusal | undef
       continue;
     }
     const text = issueText(e, i, issue.message);
-    lines.push(text);
+    // An element on the other page is outlined when its page is shown; the status line says it.
+    const elsewhere = pageOf(e) !== shownPage();
+    lines.push(elsewhere ? `${text} (on page ${pageOf(e)})` : text);
+    if (elsewhere) continue;
     if (shown.has(i)) {
       const note = layer.querySelector<HTMLElement>(`p[data-error-index="${i}"]`);
       if (note) note.textContent = `${note.textContent ?? ''}\n${text}`;

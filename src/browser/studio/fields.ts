@@ -29,7 +29,24 @@ export function drawFields(studio: Studio): void {
       remove.className = 'secondary';
       remove.textContent = `Remove field ${i + 1}`;
       remove.addEventListener('click', () => state.commit(() => state.design.fields.splice(i, 1)));
-      row.append(legend, key, label, req, remove);
+      const type = input(
+        studio,
+        `Type of field ${i + 1}`,
+        f.type ?? 'text',
+        'select',
+        (v) =>
+          state.commit(() => {
+            if (v === 'list') f.type = 'list';
+            else delete f.type;
+          }),
+        {
+          options: [
+            ['text', 'Text'],
+            ['list', 'List (rows of a table)'],
+          ],
+        },
+      );
+      row.append(legend, key, label, type, req, remove);
       return row;
     }),
   );
@@ -49,7 +66,14 @@ function drawSampleFields(studio: Studio): void {
     shown[key] = i.placeholder;
   });
   holder.replaceChildren(
-    ...studio.state.design.fields.flatMap((f) => {
+    ...studio.state.design.fields.flatMap((f): HTMLElement[] => {
+      if (f.type === 'list') {
+        const note = document.createElement('p');
+        note.className = 'small muted';
+        note.dataset.sampleList = f.key;
+        note.textContent = `${f.label}: a list; the preview shows three sample rows (not typed in).`;
+        return [note];
+      }
       const l = document.createElement('label');
       l.htmlFor = `sample-${f.key}`;
       l.textContent = f.label;

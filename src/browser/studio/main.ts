@@ -5,6 +5,7 @@ import { $, type Studio } from './context.js';
 import { drawFields } from './fields.js';
 import { showJson, wireJson } from './json.js';
 import { loadPdfJs } from './pdfjs.js';
+import { drawPages, wirePages } from './pages.js';
 import { drawProps } from './properties.js';
 import { StudioState } from './state.js';
 import { drawSettings, wireSettings } from './settings.js';
@@ -44,6 +45,7 @@ function start(): void {
     area.style.aspectRatio = `${design.page.width} / ${design.page.height}`;
     fitCanvas(studio);
     selectionChanged(live);
+    drawPages(studio);
     drawFields(studio);
     drawSettings(studio, live);
     studio.schedule();
@@ -89,6 +91,7 @@ function start(): void {
   wireSettings(studio);
   wireView(studio);
   wireUnsaved(studio);
+  wirePages(studio);
   $<HTMLInputElement>(root, '[data-sample-name]').addEventListener('input', () => studio.schedule());
   new ResizeObserver(() => studio.schedule()).observe(area);
   changed(false);

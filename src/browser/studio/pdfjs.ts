@@ -14,6 +14,7 @@ interface PdfPage {
 }
 
 interface PdfDocument {
+  numPages: number;
   getPage(n: number): Promise<PdfPage>;
   destroy(): Promise<void>;
 }

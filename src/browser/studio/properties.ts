@@ -3,6 +3,7 @@ import type { Studio } from './context.js';
 import { studioFontFamilies } from './fonts.js';
 import { input } from './inputs.js';
 import { insertField } from './insert-field.js';
+import { tableProps } from './table.js';
 
 // The selected element's properties panel (#studio-props).
 
@@ -103,6 +104,10 @@ export function drawProps(studio: Studio): void {
   const e = studio.state.design.elements[studio.state.selected];
   if (!e) {
     panel.innerHTML = '<p class="muted small">Select an element on the page or in the list.</p>';
+    return;
+  }
+  if (e.type === 'table') {
+    panel.replaceChildren(...tableProps(studio, e));
     return;
   }
   const parts: HTMLElement[] = [];

@@ -1,4 +1,5 @@
 import type { ImageElement } from '../../pdf/design.schema.js';
+import { onShownPage } from './pages.js';
 import type { Studio } from './context.js';
 import { studioFontName } from './fonts.js';
 import { round } from './geometry.js';
@@ -55,7 +56,9 @@ function added(studio: Studio, kind: string, up: Uploaded): void {
   } else {
     const width = Math.min(200, up.width ?? 200);
     const height = round((width * (up.height ?? 1)) / (up.width ?? 1));
-    state.commit(() => design.elements.push({ type: 'image', src: up.src, x: 40, y: 40, width, height }));
+    state.commit(() =>
+      design.elements.push(onShownPage({ type: 'image', src: up.src, x: 40, y: 40, width, height })),
+    );
     studio.select(design.elements.length - 1);
   }
 }

@@ -21,6 +21,13 @@ function toolbar(d: Design): Html {
     <button type="button" class="secondary" data-action="add-qr">Add QR code</button>
     <button type="button" class="secondary" data-action="duplicate" disabled>Duplicate element</button>
     <button type="button" class="secondary" data-action="delete" disabled>Delete element</button>
+    <button type="button" class="secondary" data-action="add-page">Add page</button>
+    <button type="button" class="secondary" data-action="remove-page">Remove page 2</button>
+    <button type="button" class="secondary" data-action="add-table">Add table</button>
+    <span class="studio-pages" role="group" aria-label="Page shown">
+      <button type="button" class="secondary" data-show-page="1" aria-pressed="true">Page 1</button>
+      <button type="button" class="secondary" data-show-page="2" aria-pressed="false">Page 2</button>
+    </span>
     <button
       type="button"
       class="secondary"
