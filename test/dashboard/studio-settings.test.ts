@@ -241,15 +241,15 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
   it('Insert field: human labels; "Expiry date" goes in at the caret; the element list names placeholders', async () => {
     const { page, problems, close } = await openStudio(env, 'Course completion', WIDE);
     const outline = page.locator('#studio-outline button');
-    // "Issued {{certificate.issuedAt}}" (element 12) and the name (element 5), by name.
-    assert.equal(await outline.nth(12).textContent(), 'Text: Issued [Issue date]');
+    // "Issued {{certificate.issuedAt}}" (element 11) and the name (element 5), by name.
+    assert.equal(await outline.nth(11).textContent(), 'Text: Issued [Issue date]');
     assert.equal(await outline.nth(5).textContent(), 'Text: [Recipient name]');
     assert.equal(
       await page.locator('[data-testid=design-element][data-element-index="8"]').getAttribute('aria-label'),
       '9. Text: [Course title]',
     );
 
-    await outline.nth(12).click();
+    await outline.nth(11).click();
     const text = page.getByLabel('Text', { exact: true });
     await rendered(page, async () => {
       await text.fill('Valid until . Renew early.');
@@ -269,11 +269,13 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
       'Verification link',
       'Course title',
       'Hours of instruction',
+      'Signatory 1: name',
+      'Signatory 1: title',
     ]);
     await shot(page, 'studio-insert-field');
     await rendered(page, () => page.getByRole('menuitem', { name: 'Expiry date' }).click());
     const inserted = 'Valid until {{certificate.expiresAt}}. Renew early.';
-    assert.equal((await settingsOf(page)).elements[12]!.text, inserted);
+    assert.equal((await settingsOf(page)).elements[11]!.text, inserted);
     assert.equal(await page.getByRole('menuitem').count(), 0);
     // The caret is after the placeholder, in the Text input.
     const caret = await page.evaluate(() => {
@@ -281,7 +283,7 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
       return { id: i.id, at: i.selectionStart };
     });
     assert.deepEqual(caret, { id: 'prop-text', at: 12 + '{{certificate.expiresAt}}'.length });
-    assert.equal(await outline.nth(12).textContent(), 'Text: Valid until [Expiry date]. Renew early.');
+    assert.equal(await outline.nth(11).textContent(), 'Text: Valid until [Expiry date]. Renew early.');
     assert.equal(
       await page.locator('#prop-text-reads').textContent(),
       'Reads: Valid until [Expiry date]. Renew early.',
@@ -297,7 +299,7 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
 
     // One undo step takes the insertion back.
     await rendered(page, () => page.getByRole('button', { name: 'Undo' }).click());
-    assert.equal((await settingsOf(page)).elements[12]!.text, 'Valid until . Renew early.');
+    assert.equal((await settingsOf(page)).elements[11]!.text, 'Valid until . Renew early.');
     assert.deepEqual(problems, []);
     await close();
   });
