@@ -8,6 +8,7 @@ import { loadPdfJs } from './pdfjs.js';
 import { drawProps } from './properties.js';
 import { StudioState } from './state.js';
 import { drawSettings, wireSettings } from './settings.js';
+import { drawSignatories, wireSignatories } from './signatories.js';
 import { wireUnsaved } from './unsaved.js';
 import { replaceImage, wireUploads } from './uploads.js';
 import { fitCanvas, wireView } from './view.js';
@@ -46,6 +47,7 @@ function start(): void {
     selectionChanged(live);
     drawFields(studio);
     drawSettings(studio, live);
+    drawSignatories(studio, live);
     studio.schedule();
   };
   const selectionChanged = (live = false) => {
@@ -87,6 +89,7 @@ function start(): void {
   wireUploads(studio);
   wireKeyboard(studio);
   wireSettings(studio);
+  wireSignatories(studio);
   wireView(studio);
   wireUnsaved(studio);
   $<HTMLInputElement>(root, '[data-sample-name]').addEventListener('input', () => studio.schedule());

@@ -89,3 +89,30 @@ export function placeImage(page: Size, boxes: PlacementBox[], aspect: number): P
   const round = (v: number) => Math.floor(v * 10) / 10;
   return { x: round(r.x), y: round(r.y), width: round(r.width), height: round(r.height) };
 }
+
+/**
+ * A free spot of `w` x `h` near the bottom of the page (a signatory block): the lowest row with
+ * room (40 pt above the bottom edge first), the spot nearest the middle of the row; on a full
+ * page the spot over the least of the other boxes, text counting most.
+ */
+export function placeNearBottom(page: Size, boxes: PlacementBox[], w: number, h: number): Placement {
+  const width = Math.min(w, page.width);
+  const height = Math.min(h, page.height);
+  const margin = Math.min(40, (page.height - height) / 2, (page.width - width) / 2);
+  let best: { x: number; y: number; cost: number; centred: number } | undefined;
+  for (let y = page.height - height - margin; y >= 0; y -= 10) {
+    for (let i = 0; i <= STEPS; i++) {
+      const x = margin + ((page.width - width - 2 * margin) * i) / STEPS;
+      const r = { x, y, w: width, h: height };
+      const cost = boxes.reduce((sum, b) => sum + overlap(r, b) * (b.text ? 1000 : 1), 0);
+      const centred = Math.abs(x + width / 2 - page.width / 2);
+      const better =
+        !best || cost < best.cost || (cost === best.cost && y === best.y && centred < best.centred);
+      if (better) best = { x, y, cost, centred };
+    }
+    if (best && best.cost === 0) break;
+  }
+  const r = best ?? { x: 0, y: 0 };
+  const round = (v: number) => Math.floor(v * 10) / 10;
+  return { x: round(r.x), y: round(r.y), width: round(width), height: round(height) };
+}

@@ -15,7 +15,7 @@ interface Uploaded {
   bold?: boolean;
 }
 
-async function upload(studio: Studio, file: File, kind: string): Promise<Uploaded | undefined> {
+export async function upload(studio: Studio, file: File, kind: string): Promise<Uploaded | undefined> {
   const body = new FormData();
   body.append('_csrf', studio.csrf);
   body.append('kind', kind === 'font' ? 'font' : 'image');
