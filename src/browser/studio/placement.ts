@@ -46,6 +46,10 @@ function clearance(r: { x: number; y: number; w: number; h: number }, page: Size
   return d + (across + down) / 1000;
 }
 
+/** Frames and backgrounds (boxes other than text over half the page) are drawn under everything: not in the way. */
+const obstacles = (page: Size, boxes: PlacementBox[]) =>
+  boxes.filter((b) => b.text || b.w * b.h <= (page.width * page.height) / 2);
+
 interface Size {
   width: number;
   height: number;
@@ -57,7 +61,8 @@ interface Size {
  * farthest from everything (the middle of the largest free area). When none has one: the spot
  * over no text box, else the one over the least text, then the least of the other boxes.
  */
-export function placeImage(page: Size, boxes: PlacementBox[], aspect: number): Placement {
+export function placeImage(page: Size, all: PlacementBox[], aspect: number): Placement {
+  const boxes = obstacles(page, all);
   const ratio = Number.isFinite(aspect) && aspect > 0 ? aspect : 1;
   // At most a third of the page wide, and never taller than the page.
   const maxW = Math.min(page.width / 3, page.height * ratio);
@@ -92,15 +97,18 @@ export function placeImage(page: Size, boxes: PlacementBox[], aspect: number): P
 
 /**
  * A free spot of `w` x `h` near the bottom of the page (a signatory block): the lowest row with
- * room (40 pt above the bottom edge first), the spot nearest the middle of the row; on a full
- * page the spot over the least of the other boxes, text counting most.
+ * room (40 pt above the bottom edge first, up to the page's middle), the spot nearest the middle
+ * of the row; when the bottom half has no free spot, the spot there over the least of the other
+ * boxes, text counting most.
  */
-export function placeNearBottom(page: Size, boxes: PlacementBox[], w: number, h: number): Placement {
+export function placeNearBottom(page: Size, all: PlacementBox[], w: number, h: number): Placement {
+  const boxes = obstacles(page, all);
   const width = Math.min(w, page.width);
   const height = Math.min(h, page.height);
   const margin = Math.min(40, (page.height - height) / 2, (page.width - width) / 2);
   let best: { x: number; y: number; cost: number; centred: number } | undefined;
-  for (let y = page.height - height - margin; y >= 0; y -= 10) {
+  const top = Math.min(page.height / 2, page.height - height - margin);
+  for (let y = page.height - height - margin; y >= top; y -= 10) {
     for (let i = 0; i <= STEPS; i++) {
       const x = margin + ((page.width - width - 2 * margin) * i) / STEPS;
       const r = { x, y, w: width, h: height };
