@@ -11,6 +11,16 @@ const ADD: Record<string, () => DesignElement> = {
   'add-text': () => ({ type: 'text', text: 'New text', x: 40, y: 40, width: 300, size: 18 }),
   'add-rect': () => ({ type: 'rect', x: 40, y: 40, width: 200, height: 2, fill: '#1F2937' }),
   'add-qr': () => ({ type: 'qr', x: 40, y: 40, size: 72 }),
+  'add-line': () => ({
+    type: 'line',
+    x: 40,
+    y: 40,
+    length: 200,
+    direction: 'horizontal',
+    weight: 1,
+    color: '#1F2937',
+    dash: 'solid',
+  }),
 };
 
 function act(studio: Studio, action: string): void {

@@ -1,7 +1,7 @@
 import type { Design, DesignElement } from '../../pdf/design.schema.js';
 import { focusBox, type Studio } from './context.js';
 import { applyBox, boxOf, resizeRules, shapeOf, snapMove, studioHandles, studioResize } from './geometry.js';
-import type { StudioHandle } from './geometry.js';
+import type { StudioBox, StudioHandle } from './geometry.js';
 import { readRefusal, showDesignErrors } from './errors.js';
 import type { PdfJs } from './pdfjs.js';
 import { pageOf, shownPage } from './pages.js';
@@ -18,7 +18,21 @@ export function describe(e: DesignElement, i: number, design?: Design): string {
   if (e.type === 'qr') return `${i + 1}. QR code`;
   if (e.type === 'image') return `${i + 1}. Image`;
   if (e.type === 'table') return `${i + 1}. Table: ${e.field}`;
+  if (e.type === 'line') return `${i + 1}. Line`;
+  if (e.type === 'signatory') {
+    const person = design?.signatories?.[e.index - 1];
+    return `${i + 1}. Signatory: ${person ? person.name : `signatory ${e.index} (none)`}`;
+  }
   return `${i + 1}. Rectangle`;
+}
+
+/** A line's box is at least 10 px thick on screen (around the line), to grab it by. */
+function grabBox(e: DesignElement, b: StudioBox, scale: number): StudioBox {
+  if (e.type !== 'line') return b;
+  const min = 10 / (scale || 1);
+  if (e.direction === 'vertical' && b.w < min) return { ...b, x: b.x + b.w / 2 - min / 2, w: min };
+  if (e.direction !== 'vertical' && b.h < min) return { ...b, y: b.y + b.h / 2 - min / 2, h: min };
+  return b;
 }
 
 /** The sample values of the preview (the Sample values panel). */
@@ -91,7 +105,7 @@ export function drawBoxes(studio: Studio): void {
   layer.replaceChildren();
   const { width: pw, height: ph } = design.page;
   design.elements.forEach((e, i) => {
-    const b = boxOf(e);
+    const b = grabBox(e, boxOf(e), studio.scale());
     const box = document.createElement('div');
     box.className = `design-element${i === selected ? ' selected' : ''}`;
     box.setAttribute('data-testid', 'design-element');

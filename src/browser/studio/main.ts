@@ -9,6 +9,7 @@ import { drawPages, wirePages } from './pages.js';
 import { drawProps } from './properties.js';
 import { StudioState } from './state.js';
 import { drawSettings, wireSettings } from './settings.js';
+import { drawSignatories, wireSignatories } from './signatories.js';
 import { wireUnsaved } from './unsaved.js';
 import { replaceImage, wireUploads } from './uploads.js';
 import { fitCanvas, wireView } from './view.js';
@@ -48,6 +49,7 @@ function start(): void {
     drawPages(studio);
     drawFields(studio);
     drawSettings(studio, live);
+    drawSignatories(studio, live);
     studio.schedule();
   };
   const selectionChanged = (live = false) => {
@@ -89,6 +91,7 @@ function start(): void {
   wireUploads(studio);
   wireKeyboard(studio);
   wireSettings(studio);
+  wireSignatories(studio);
   wireView(studio);
   wireUnsaved(studio);
   wirePages(studio);

@@ -1,7 +1,8 @@
-import type { DesignElement, TextElement } from '../../pdf/design.schema.js';
+import type { DesignElement, SignatoryElement, TextElement } from '../../pdf/design.schema.js';
 import type { Studio } from './context.js';
 import { studioFontFamilies } from './fonts.js';
 import { input } from './inputs.js';
+import { lineProps, signatoryProps } from './element-props.js';
 import { insertField } from './insert-field.js';
 import { tableProps } from './table.js';
 
@@ -10,7 +11,14 @@ import { tableProps } from './table.js';
 /** The element's properties by name, for the panel's generic number and colour inputs. */
 const props = (e: DesignElement) => e as unknown as Record<string, unknown>;
 
-function numberProp(studio: Studio, e: DesignElement, key: string, label: string, min = 0, max = Infinity) {
+export function numberProp(
+  studio: Studio,
+  e: DesignElement,
+  key: string,
+  label: string,
+  min = 0,
+  max = Infinity,
+) {
   return input(
     studio,
     label,
@@ -28,7 +36,7 @@ function numberProp(studio: Studio, e: DesignElement, key: string, label: string
 
 // Font family and weight: the weights listed are the ones the family has (bundled DejaVu Sans
 // and Serif in Regular and Bold; a design's own font `x` with `x-bold` if the design has one).
-function fontProps(studio: Studio, e: TextElement) {
+export function fontProps(studio: Studio, e: TextElement | SignatoryElement) {
   const families = studioFontFamilies(studio.fonts);
   const current = e.font ?? 'sans';
   const family = families.find((f) => f.weights.some((w) => w.name === current)) ?? families[0];
@@ -63,7 +71,7 @@ function fontProps(studio: Studio, e: TextElement) {
   return [familySelect, weightSelect];
 }
 
-function colorProp(studio: Studio, e: DesignElement, key: string, label: string, fallback: string) {
+export function colorProp(studio: Studio, e: DesignElement, key: string, label: string, fallback: string) {
   const value = (props(e)[key] as string | undefined) ?? fallback;
   return input(studio, label, value.toLowerCase(), 'color', (v) =>
     studio.state.commit(() => (props(e)[key] = v.toUpperCase())),
@@ -112,14 +120,16 @@ export function drawProps(studio: Studio): void {
   }
   const parts: HTMLElement[] = [];
   if (e.type === 'text') parts.push(...textProps(studio, e));
+  if (e.type === 'signatory') parts.push(...signatoryProps(studio, e));
   parts.push(numberProp(studio, e, 'x', 'X (pt)'), numberProp(studio, e, 'y', 'Y (pt)'));
-  if (e.type === 'qr')
+  if (e.type === 'line') parts.push(...lineProps(studio, e));
+  else if (e.type === 'qr')
     parts.push(
       numberProp(studio, e, 'size', 'Size (pt)', 36, 600),
       colorProp(studio, e, 'color', 'Colour', '#000000'),
     );
   else parts.push(numberProp(studio, e, 'width', 'Width (pt)', 0.1));
-  if (e.type === 'rect' || e.type === 'image')
+  if (e.type === 'rect' || e.type === 'image' || e.type === 'signatory')
     parts.push(numberProp(studio, e, 'height', 'Height (pt)', 0.1));
   if (e.type === 'image') {
     const picker = input(studio, 'Replace image', '', 'file', () => undefined, {

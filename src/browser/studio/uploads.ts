@@ -2,7 +2,8 @@ import type { ImageElement } from '../../pdf/design.schema.js';
 import { onShownPage } from './pages.js';
 import type { Studio } from './context.js';
 import { studioFontName } from './fonts.js';
-import { round } from './geometry.js';
+import { boxOf } from './geometry.js';
+import { placeImage } from './placement.js';
 
 // Uploads: the service checks and decodes the file and answers its data URL; the design takes it
 // like any other change (undo works). A refusal is said under the page, and nothing changes.
@@ -15,7 +16,7 @@ interface Uploaded {
   bold?: boolean;
 }
 
-async function upload(studio: Studio, file: File, kind: string): Promise<Uploaded | undefined> {
+export async function upload(studio: Studio, file: File, kind: string): Promise<Uploaded | undefined> {
   const body = new FormData();
   body.append('_csrf', studio.csrf);
   body.append('kind', kind === 'font' ? 'font' : 'image');
@@ -54,11 +55,13 @@ function added(studio: Studio, kind: string, up: Uploaded): void {
     const fallback = up.bold ? { fallback: 'sans-bold' as const } : {};
     state.commit(() => (design.fonts = [...(design.fonts ?? []), { name, src: up.src, ...fallback }]));
   } else {
-    const width = Math.min(200, up.width ?? 200);
-    const height = round((width * (up.height ?? 1)) / (up.width ?? 1));
-    state.commit(() =>
-      design.elements.push(onShownPage({ type: 'image', src: up.src, x: 40, y: 40, width, height })),
-    );
+    // At its natural proportions in the largest free area of the page shown, over no text.
+    const page = shownPage();
+    const boxes = design.elements
+      .filter((e) => (e.page ?? 1) === page)
+      .map((e) => ({ ...boxOf(e), text: e.type === 'text' }));
+    const place = placeImage(design.page, boxes, (up.width ?? 1) / (up.height ?? 1));
+    state.commit(() => design.elements.push(onShownPage({ type: 'image', src: up.src, ...place })));
     studio.select(design.elements.length - 1);
   }
 }

@@ -19,6 +19,7 @@ function toolbar(d: Design): Html {
     <button type="button" class="secondary" data-action="add-text">Add text</button>
     <button type="button" class="secondary" data-action="add-rect">Add rectangle</button>
     <button type="button" class="secondary" data-action="add-qr">Add QR code</button>
+    <button type="button" class="secondary" data-action="add-line">Add line</button>
     <button type="button" class="secondary" data-action="duplicate" disabled>Duplicate element</button>
     <button type="button" class="secondary" data-action="delete" disabled>Delete element</button>
     <button type="button" class="secondary" data-action="add-page">Add page</button>
@@ -191,6 +192,15 @@ export function editorPage(opts: {
             <div id="studio-props">
               <p class="muted small">Select an element on the page or in the list.</p>
             </div>
+          </section>
+          <section class="card studio-signatories" hidden aria-labelledby="signatories-title">
+            <h2 id="signatories-title">Signatories</h2>
+            <p class="small muted">
+              Up to five people who sign, printed on the PDF as a block (signature image, line, name, title).
+              Removing a signatory also removes its blocks from the page.
+            </p>
+            <div id="studio-signatories"></div>
+            <button type="button" class="secondary" data-action="add-signatory">Add signatory</button>
           </section>
           <section class="card studio-fields" hidden aria-labelledby="fields-title">
             <h2 id="fields-title">Fields</h2>
