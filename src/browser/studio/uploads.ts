@@ -1,5 +1,5 @@
 import type { ImageElement } from '../../pdf/design.schema.js';
-import { onShownPage } from './pages.js';
+import { onShownPage, shownPage } from './pages.js';
 import type { Studio } from './context.js';
 import { studioFontName } from './fonts.js';
 import { boxOf } from './geometry.js';
