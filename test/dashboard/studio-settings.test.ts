@@ -249,7 +249,9 @@ describe('dashboard: Settings and Insert field in the design studio (Chromium)',
       '9. Text: [Course title]',
     );
 
-    await outline.nth(11).click();
+    // Chosen from the list with the keyboard (the list scrolls inside the sticky side column).
+    await outline.nth(11).focus();
+    await page.keyboard.press('Enter');
     const text = page.getByLabel('Text', { exact: true });
     await rendered(page, async () => {
       await text.fill('Valid until . Renew early.');
