@@ -374,7 +374,7 @@ describe('hostile files through the dashboard, the preview, Save and the CLI', (
         [
           'image.json',
           design({ elements: [{ type: 'image', src: 'tall.png', x: 0, y: 0, width: 10, height: 10 }] }),
-          /elements\.0\.src is 1 × 100000000 pixels/,
+          /Image 1: is 1 × 100000000 pixels/,
         ],
         [
           'font.json',
