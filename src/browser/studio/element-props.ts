@@ -1,7 +1,7 @@
 import type { LineElement, SignatoryElement } from '../../pdf/design.schema.js';
 import type { Studio } from './context.js';
 import { input } from './inputs.js';
-import { colorProp, fontProps, numberProp } from './properties.js';
+import { colorProp, fontProps, numberProp } from './prop-inputs.js';
 
 // The properties of a line and of a signatory block (the properties panel, properties.ts).
 
