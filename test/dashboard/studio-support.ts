@@ -25,18 +25,17 @@ export async function designOf(page: Page): Promise<DesignJson> {
   return JSON.parse(await page.inputValue('#design-json')) as DesignJson;
 }
 
-// Waits until the canvas shows a render newer than the one before `action`.
+// Waits until the canvas shows a render newer than the one before `action`. The state is read in
+// the same turn as the condition: a later change may start another render at once.
 export async function rendered(page: Page, action: () => Promise<unknown>) {
   const before = Number((await page.getAttribute('[data-testid=design-canvas]', 'data-rendered')) ?? 0);
   await action();
-  await page.waitForFunction((n) => {
+  const state = await page.waitForFunction((n) => {
     const area = document.querySelector('[data-testid=design-canvas]') as HTMLElement;
-    return (
-      area.dataset.state === 'error' || (area.dataset.state === 'ready' && Number(area.dataset.rendered) > n)
-    );
+    if (area.dataset.state === 'error') return 'error';
+    return area.dataset.state === 'ready' && Number(area.dataset.rendered) > n ? 'ready' : false;
   }, before);
-  const state = await page.getAttribute('[data-testid=design-canvas]', 'data-state');
-  assert.equal(state, 'ready', (await page.textContent('#studio-status')) ?? '');
+  assert.equal(await state.jsonValue(), 'ready', (await page.textContent('#studio-status')) ?? '');
 }
 
 // `viewport` of a phone (narrower than 600 px): a touch screen, as on a phone.
