@@ -20,4 +20,8 @@ export const MODULE_FLOORS = {
   certificates: ['shared', 'audit', 'usage', 'accounts', 'templates', 'proof', 'emails'],
   imports: ['shared', 'audit', 'certificates', 'emails'],
   operators: ['shared', 'audit', 'accounts', 'contracts', 'users'],
+  // Issue 31: the recipient's side. wallet: claim pages, VC API and OID4VCI exchanges, baked badges;
+  // recipients: "My certificates" and correction requests (approving one is a reissue).
+  wallet: ['shared', 'audit', 'accounts', 'proof', 'emails', 'certificates'],
+  recipients: ['shared', 'audit', 'accounts', 'proof', 'emails', 'certificates', 'wallet'],
 };
