@@ -76,9 +76,9 @@ if (process.env.PDF_SWEEP === 'off') {
   console.log('# PDF_SWEEP=off: the sweep of the signed PDFs with pdfsig was skipped');
 } else if (existsSync('/usr/bin/pdfsig')) {
   const started = Date.now();
-  const { checked, failures } = await sweepSignedPdfs(env.TEST_DATABASE_URL);
+  const { checked, signed, failures } = await sweepSignedPdfs(env.TEST_DATABASE_URL);
   console.log(
-    `# pdfsig: ${checked} signed PDFs frozen by the suite checked in ${Math.round((Date.now() - started) / 1000)} s, ${failures.length} not valid`,
+    `# pdfsig: ${checked} of the ${signed} signed PDFs frozen by the suite checked in ${Math.round((Date.now() - started) / 1000)} s, ${failures.length} not valid`,
   );
   for (const f of failures.slice(0, 20)) console.log(`#   ${f}`);
   if (failures.length > 0) status = 1;
