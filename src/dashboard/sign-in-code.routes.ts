@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DashboardDeps } from './deps.js';
 import { completeSignIn, originOf, overLimit, SIGN_IN_LIMITS } from './auth.routes.js';
 import { signInCodePage } from './pages/sign-in.page.js';
+import { TwoFactorSecretUnreadableError } from '../modules/users/security.service.js';
 import { form } from './params.js';
 import { html as send } from './session.js';
 
@@ -52,7 +53,13 @@ export function signInCodeRoutes(app: FastifyInstance, deps: DashboardDeps) {
       reply.header('Retry-After', wait);
       return again(429, `Too many code attempts. Wait ${Math.ceil(wait / 60)} minute(s) and try again.`);
     }
-    const method = code.length <= 40 ? await services.security.takeCode(user.id, code) : undefined;
+    let method: Awaited<ReturnType<typeof services.security.takeCode>>;
+    try {
+      method = code.length <= 40 ? await services.security.takeCode(user.id, code) : undefined;
+    } catch (err) {
+      if (err instanceof TwoFactorSecretUnreadableError) return again(503, err.message);
+      throw err;
+    }
     if (!method) {
       await services.security.recordSignInFailed(user, originOf(request), 'code');
       return again(401, 'The code is not right, or it was used already. Enter the current code of your app.');

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { createKeyVault } from '../../src/platform/proof/key-vault.js';
 import { createTenant } from '../helpers/app.js';
 import { formClient, signInWith } from '../dashboard/form-client.js';
 import { codeAt, newOperator, operatorSignIn, PASSWORD, secretOf, startClockedApp } from './support.js';
@@ -120,6 +122,22 @@ describe('operator sign-in', () => {
     const blocked = await d.post('/admin/two-factor', { code: codeAt(secret, t.clock.now) });
     assert.equal(blocked.statusCode, 429, 'ten codes per operator in 15 minutes');
     assert.equal((await operatorRow(other.id)).totp_enabled_at, null);
+  });
+
+  it('a secret SIGNING_KEYS_SECRET no longer opens: a clear 503 page, not a 500, and nothing signed in', async () => {
+    const op = await newOperator(t);
+    const c = client();
+    await c.get('/admin');
+    await c.post('/admin/sign-in', { email: op.email, password: PASSWORD });
+    const secret = secretOf((await c.get('/admin/two-factor')).body);
+    // The stored secret as another master key sealed it: what a changed SIGNING_KEYS_SECRET reads.
+    const other = createKeyVault(randomBytes(32)).seal(Buffer.from(secret), `operator-totp:${op.id}`);
+    await t.deps.db.query('UPDATE operators SET totp_secret = $2 WHERE id = $1', [op.id, other]);
+    const refused = await c.post('/admin/two-factor', { code: codeAt(secret, t.clock.now) });
+    assert.equal(refused.statusCode, 503);
+    assert.match(refused.body, /SIGNING_KEYS_SECRET does not open this operator/);
+    assert.equal((await operatorRow(op.id)).totp_enabled_at, null);
+    assert.equal((await c.get('/admin')).headers.location, '/admin/two-factor');
   });
 
   it('needs the CSRF token on every form, and a signed-in operator behind it', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { URI } from 'otpauth';
+import { createKeyVault } from '../../src/platform/proof/key-vault.js';
 import { createTenant, type TestApp } from '../helpers/app.js';
 import { formClient } from './form-client.js';
 import {
@@ -194,6 +196,23 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
       methods.map((e) => e.changes.method),
       ['password', 'recovery', 'recovery'],
     );
+  });
+
+  it('a secret this server can no longer open (SIGNING_KEYS_SECRET changed): a clear 503, and recovery codes still sign in', async () => {
+    const u = await newUser();
+    const { secret, codes } = await turnOnTwoFactor(await signedIn(u.email), t.clock);
+    // The stored secret as another master key sealed it: what a changed SIGNING_KEYS_SECRET reads.
+    const other = createKeyVault(randomBytes(32)).seal(Buffer.from(secret), `two-factor:${u.id}`);
+    await t.deps.db.query('UPDATE users SET two_factor_secret = $2 WHERE id = $1', [u.id, other]);
+    const c = client();
+    await passwordStep(c, u.email);
+    const refused = await c.post('/dashboard/sign-in/code', { code: codeAt(secret, t.clock.now) });
+    assert.equal(refused.statusCode, 503);
+    assert.match(refused.body, /cannot read your two-factor secret .*recovery codes/);
+    assert.equal((await c.get('/dashboard/templates')).statusCode, 303, 'not signed in');
+    const recovered = await c.post('/dashboard/sign-in/code', { code: codes[0]! });
+    assert.equal(recovered.statusCode, 303, recovered.body);
+    assert.equal(recovered.headers.location, '/dashboard');
   });
 
   it('refuses wrong codes, records them, and rate limits them like passwords', async () => {

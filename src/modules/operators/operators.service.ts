@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/db.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { EMAIL_MAX_LENGTH } from '../../platform/limits.js';
-import type { KeyVault } from '../../platform/proof/key-vault.js';
+import { WrongMasterKeyError, type KeyVault } from '../../platform/proof/key-vault.js';
 import { newTotpSecret, totpStep, totpUri } from '../../platform/totp.js';
 import { assertStorable, compileBodyValidator } from '../../platform/validation.js';
 import { generatePassword, hashPassword, verifyPassword } from '../users/password.js';
@@ -48,11 +48,29 @@ function view(row: repo.OperatorRow): OperatorView {
 // The sealed secret's associated data: a secret moved to another operator's row does not open.
 const aad = (id: string) => `operator-totp:${id}`;
 
+// 503: the secret is stored but SIGNING_KEYS_SECRET does not open it (it was changed).
+export class OperatorSecretUnreadableError extends AppError {
+  constructor() {
+    super(
+      'service_unavailable',
+      'SIGNING_KEYS_SECRET does not open this operator’s two-factor secret (was it changed?): restore the old secret, or reset the operator’s two-factor (docs/operations.md)',
+    );
+  }
+}
+
 export function createOperatorsService(deps: { db: Db; vault?: KeyVault; now: () => Date }) {
   const { db } = deps;
   function vault(): KeyVault {
     if (!deps.vault) throw new TwoFactorUnavailableError();
     return deps.vault;
+  }
+  function openSecret(sealed: Buffer, id: string): string {
+    try {
+      return vault().open(sealed, aad(id)).toString('utf8');
+    } catch (err) {
+      if (err instanceof WrongMasterKeyError) throw new OperatorSecretUnreadableError();
+      throw err;
+    }
   }
   async function operator(id: string): Promise<repo.OperatorRow> {
     const row = await repo.findOperator(db, id);
@@ -106,7 +124,7 @@ export function createOperatorsService(deps: { db: Db; vault?: KeyVault; now: ()
       if (row.totp_enabled_at) throw new ConflictError('Two-factor sign-in is already set up');
       let secret: string;
       if (row.totp_secret) {
-        secret = vault().open(row.totp_secret, aad(id)).toString('utf8');
+        secret = openSecret(row.totp_secret, id);
       } else {
         secret = newTotpSecret();
         await repo.setPendingSecret(db, id, vault().seal(Buffer.from(secret, 'utf8'), aad(id)));
@@ -120,7 +138,7 @@ export function createOperatorsService(deps: { db: Db; vault?: KeyVault; now: ()
       const row = await operator(id);
       if (!row.totp_secret) return false;
       const now = deps.now();
-      const secret = vault().open(row.totp_secret, aad(id)).toString('utf8');
+      const secret = openSecret(row.totp_secret, id);
       const step = totpStep(secret, code, now);
       if (step === undefined) return false;
       return repo.useTotpStep(db, { id, step, enable: row.totp_enabled_at === null, now });

@@ -2,7 +2,7 @@ import { ConflictError } from '../../platform/errors.js';
 import type { Db } from '../../platform/db/db.js';
 import { AppError, ValidationError } from '../../platform/errors.js';
 import type { Doer, Origin } from '../../platform/principal.js';
-import type { KeyVault } from '../../platform/proof/key-vault.js';
+import { WrongMasterKeyError, type KeyVault } from '../../platform/proof/key-vault.js';
 import { newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStep, totpUri } from '../../platform/totp.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -26,6 +26,17 @@ export class TwoFactorUnavailableError extends AppError {
     super(
       'service_unavailable',
       'Two-factor sign-in needs SIGNING_KEYS_SECRET on this server (docs/operations.md): ask its operator.',
+    );
+  }
+}
+
+// 503: the secret is stored but this server's SIGNING_KEYS_SECRET does not open it (the secret was
+// changed without the old one): recovery codes still work; an admin can turn two-factor off.
+export class TwoFactorSecretUnreadableError extends AppError {
+  constructor() {
+    super(
+      'service_unavailable',
+      'This server cannot read your two-factor secret (its SIGNING_KEYS_SECRET was changed). Sign in with one of your recovery codes, or ask an admin of your account to turn your two-factor sign-in off.',
     );
   }
 }
@@ -57,6 +68,15 @@ function twoFactor(deps: SecurityDeps) {
     return deps.vault;
   };
   const open = (sealed: Buffer, userId: string) => vault().open(sealed, aad(userId)).toString('utf8');
+  // The secret, or undefined when this server's master key does not open it.
+  const opened = (sealed: Buffer, userId: string) => {
+    try {
+      return open(sealed, userId);
+    } catch (err) {
+      if (err instanceof WrongMasterKeyError) return undefined;
+      throw err;
+    }
+  };
   const setup = (secret: string, user: Who) => ({ secret, uri: totpUri(secret, TOTP_ISSUER, user.email) });
 
   /**
@@ -66,10 +86,16 @@ function twoFactor(deps: SecurityDeps) {
   async function takeCode(userId: string, code: string): Promise<'totp' | 'recovery' | undefined> {
     const row = await repo.readSecrets(deps.db, userId);
     if (!row?.two_factor_secret) return undefined;
-    const step = totpStep(open(row.two_factor_secret, userId), code, deps.now());
+    const secret = opened(row.two_factor_secret, userId);
+    const step = secret === undefined ? undefined : totpStep(secret, code, deps.now());
     if (step !== undefined) return (await repo.takeStep(deps.db, userId, step)) ? 'totp' : undefined;
-    if (!/^[\sa-z0-9-]{10,20}$/i.test(code)) return undefined;
-    return (await repo.takeRecoveryCode(deps.db, userId, recoveryCodeHash(code))) ? 'recovery' : undefined;
+    if (
+      /^[\sa-z0-9-]{10,20}$/i.test(code) &&
+      (await repo.takeRecoveryCode(deps.db, userId, recoveryCodeHash(code)))
+    )
+      return 'recovery';
+    if (secret === undefined) throw new TwoFactorSecretUnreadableError();
+    return undefined;
   }
 
   // Two-factor already on is changed only by turning it off first (password and a code): a session
@@ -95,8 +121,8 @@ function twoFactor(deps: SecurityDeps) {
     /** The secret being set up, until a code confirms it. */
     async pendingTwoFactor(user: Who): Promise<{ secret: string; uri: string } | undefined> {
       const row = await repo.readSecrets(deps.db, user.id);
-      if (!row?.two_factor_pending_secret) return undefined;
-      return setup(open(row.two_factor_pending_secret, user.id), user);
+      const secret = row?.two_factor_pending_secret && opened(row.two_factor_pending_secret, user.id);
+      return secret ? setup(secret, user) : undefined;
     },
 
     /** Turns two-factor on when `code` is right for the pending secret: the ten recovery codes. */
@@ -106,7 +132,10 @@ function twoFactor(deps: SecurityDeps) {
       const pending = row?.two_factor_pending_secret;
       if (!pending) throw codeRefused('Start again: there is no two-factor set-up in progress.');
       const now = deps.now();
-      const step = totpStep(open(pending, user.id), code, now);
+      const secret = opened(pending, user.id);
+      if (secret === undefined)
+        throw codeRefused('Start again: this server cannot read the set-up in progress.');
+      const step = totpStep(secret, code, now);
       if (step === undefined) throw codeRefused();
       const codes = newRecoveryCodes();
       const done = await deps.db.transaction(async (tx) => {
