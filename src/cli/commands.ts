@@ -63,7 +63,7 @@ export const commands: Command[] = [
   },
   {
     path: ['account', 'create'],
-    services: ['accounts'],
+    services: ['operatorConsole'],
     usage: 'account create --name NAME --plan PLAN [--monthly-limit N]',
     positionals: [],
     options: { name: { type: 'string' }, plan: { type: 'string' }, 'monthly-limit': { type: 'string' } },
@@ -72,7 +72,8 @@ export const commands: Command[] = [
       if (raw !== undefined && !/^\d+$/.test(String(raw))) {
         throw new CliError(`--monthly-limit must be a whole number >= 0, got "${String(raw)}"`, 2);
       }
-      const account = await deps(ctx).services.accounts.create({
+      // As the operator console's: the account and its audit event commit together.
+      const account = await deps(ctx).services.operatorConsole.createAccount(cliDoer(), {
         name: required(ctx, 'name'),
         plan: required(ctx, 'plan'),
         monthlyLimit: raw === undefined ? null : Number(raw),
@@ -132,12 +133,12 @@ export const commands: Command[] = [
   },
   {
     path: ['contract', 'create'],
-    services: ['contracts'],
+    services: ['operatorConsole'],
     usage: 'contract create ACCOUNT_ID [--starts ISO] [--ends ISO] [--no-email]',
     positionals: ['ACCOUNT_ID'],
     options: { starts: { type: 'string' }, ends: { type: 'string' }, 'no-email': { type: 'boolean' } },
     async run(ctx) {
-      const contract = await deps(ctx).services.contracts.create({
+      const contract = await deps(ctx).services.operatorConsole.createContract(cliDoer(), {
         accountId: id(ctx.args[0], 'ACCOUNT_ID'),
         startsAt: date(ctx.values.starts, 'starts'),
         endsAt: date(ctx.values.ends, 'ends') ?? null,
@@ -151,11 +152,14 @@ export const commands: Command[] = [
   },
   {
     path: ['contract', 'end'],
-    services: ['contracts'],
+    services: ['operatorConsole'],
     usage: 'contract end CONTRACT_ID',
     positionals: ['CONTRACT_ID'],
     async run(ctx) {
-      const contract = await deps(ctx).services.contracts.end(id(ctx.args[0], 'CONTRACT_ID'));
+      const contract = await deps(ctx).services.operatorConsole.endContractById(
+        cliDoer(),
+        id(ctx.args[0], 'CONTRACT_ID'),
+      );
       print(ctx.io, ctx.json, contract, [`Ended contract ${contract.id} at ${contract.endsAt}`]);
     },
   },

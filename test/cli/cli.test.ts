@@ -221,6 +221,34 @@ describe('certsvc contract', () => {
 
     failed(await certsvc('contract', 'end', contract.id), 'second contract end', /already ended/);
   });
+
+  it('account create, contract create and contract end each write an audit event of the account, as the CLI', async () => {
+    const made = json(
+      await certsvc('account', 'create', '--name', 'Audited Academy', '--plan', 'Business', '--json'),
+      'account create',
+    );
+    const accountId = String(made.id);
+    const contract = json(await certsvc('contract', 'create', accountId, '--json'), 'contract create');
+    json(await certsvc('contract', 'end', String(contract.id), '--json'), 'contract end');
+    failed(await certsvc('contract', 'end', String(contract.id)), 'second contract end', /already ended/);
+    const { rows } = await deps.db.query<{
+      action: string;
+      actor_type: string;
+      changes: Record<string, unknown>;
+    }>('SELECT action, actor_type, changes FROM audit_events WHERE account_id = $1 ORDER BY seq', [
+      accountId,
+    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.actor_type, Object.keys(r.changes)[0]]),
+      [
+        ['account.updated', 'cli', 'created'],
+        ['account.updated', 'cli', 'contract'],
+        ['account.updated', 'cli', 'contract'],
+      ],
+      'the refused second end writes nothing',
+    );
+    assert.deepEqual(rows[2]!.changes, { contract: { ended: contract.id } });
+  });
 });
 
 describe('certsvc key', () => {

@@ -3,12 +3,14 @@ import { ConflictError } from '../../platform/errors.js';
 import type { Doer } from '../../platform/principal.js';
 import type { AccountOverview, AccountsService, AccountView } from '../accounts/accounts.service.js';
 import { recordAudit, type AuditInput } from '../audit/audit-log.js';
-import type { ContractsService } from '../contracts/contracts.service.js';
+import type { ContractsService, ContractView } from '../contracts/contracts.service.js';
 
 // What an operator does to an account from /admin: each change calls the accounts or contracts
 // service (the rules are theirs) inside a transaction that also records the audit event of the
 // account it touched, so both commit together. The services' queries run on that transaction
 // (db.transaction makes it theirs for the async context, platform/db/db.ts).
+type Audited<T> = { value: T; accountId: string; event: AuditInput };
+
 export function createOperatorConsole(deps: {
   db: Db;
   accounts: AccountsService;
@@ -17,10 +19,7 @@ export function createOperatorConsole(deps: {
 }) {
   const { db, accounts, contracts } = deps;
 
-  async function audited<T>(
-    doer: Doer,
-    change: () => Promise<{ value: T; accountId: string; event: AuditInput }>,
-  ): Promise<T> {
+  async function audited<T>(doer: Doer, change: () => Promise<Audited<T>>): Promise<T> {
     return db.transaction(async (tx) => {
       const { value, accountId, event } = await change();
       await recordAudit(tx, accountId, doer, [event], deps.now());
@@ -28,6 +27,31 @@ export function createOperatorConsole(deps: {
     });
   }
   const target = (id: string) => ({ type: 'account', id });
+  const contractStarted = (contract: ContractView): Audited<ContractView> => ({
+    value: contract,
+    accountId: contract.accountId,
+    event: {
+      action: 'account.updated',
+      target: target(contract.accountId),
+      changes: {
+        contract: {
+          started: contract.id,
+          startsAt: contract.startsAt,
+          endsAt: contract.endsAt,
+          emailDelivery: contract.emailDelivery,
+        },
+      },
+    },
+  });
+  const contractEnded = (contract: ContractView): Audited<ContractView> => ({
+    value: contract,
+    accountId: contract.accountId,
+    event: {
+      action: 'account.updated',
+      target: target(contract.accountId),
+      changes: { contract: { ended: contract.id } },
+    },
+  });
 
   return {
     /** Every account with its plan, this period's usage and the contract in force. */
@@ -40,7 +64,10 @@ export function createOperatorConsole(deps: {
 
     overview: (id: string) => accounts.overview(id),
 
-    createAccount(doer: Doer, input: { name: string; plan: string }): Promise<AccountView> {
+    createAccount(
+      doer: Doer,
+      input: { name: string; plan: string; monthlyLimit?: number | null },
+    ): Promise<AccountView> {
       return audited(doer, async () => {
         const account = await accounts.create(input);
         return {
@@ -76,33 +103,28 @@ export function createOperatorConsole(deps: {
       return audited(doer, async () => {
         const current = await accounts.overview(id);
         if (current.contract) throw new ConflictError('The account already has a partner contract in force');
-        const contract = await contracts.create({ accountId: id, endsAt: input.endsAt ?? null });
-        return {
-          value: contract,
-          accountId: id,
-          event: {
-            action: 'account.updated',
-            target: target(id),
-            changes: { contract: { started: contract.id, endsAt: contract.endsAt } },
-          },
-        };
+        return contractStarted(await contracts.create({ accountId: id, endsAt: input.endsAt ?? null }));
       });
+    },
+
+    // The command line's contract: any start (a future one too) and email delivery on or off.
+    createContract(
+      doer: Doer,
+      input: { accountId: string; startsAt?: Date; endsAt?: Date | null; emailDelivery?: boolean },
+    ) {
+      return audited(doer, async () => contractStarted(await contracts.create(input)));
+    },
+
+    // The command line's end of a contract, by the contract's id.
+    endContractById(doer: Doer, contractId: string) {
+      return audited(doer, async () => contractEnded(await contracts.end(contractId)));
     },
 
     endContract(doer: Doer, id: string) {
       return audited(doer, async () => {
         const current = await accounts.overview(id);
         if (!current.contract) throw new ConflictError('The account has no partner contract in force');
-        const contract = await contracts.end(current.contract.id);
-        return {
-          value: contract,
-          accountId: id,
-          event: {
-            action: 'account.updated',
-            target: target(id),
-            changes: { contract: { ended: contract.id } },
-          },
-        };
+        return contractEnded(await contracts.end(current.contract.id));
       });
     },
 
