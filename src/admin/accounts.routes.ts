@@ -48,13 +48,13 @@ export function adminAccountsRoutes(
     const signed = await loadOperator(request, deps);
     if (!signed) return signInPage(request, reply);
     if (!signed.verified) return reply.redirect('/admin/two-factor', 303);
-    const accounts = await desk.list();
+    const list = await desk.list(pageOf(request));
     return send(
       reply,
       accountsPage({
         operator: frame(request, reply),
         flash: takeFlash(request),
-        accounts,
+        ...list,
         plans: deps.plans,
       }),
     );
@@ -133,4 +133,13 @@ export function adminAccountsRoutes(
       return reply.redirect(`/admin/accounts/${id}`, 303);
     });
   }
+}
+
+// `?page=N`, 1 when absent; anything but a whole number from 1 to 100,000 is refused (422).
+function pageOf(request: FastifyRequest): number {
+  const raw = (request.query as { page?: unknown }).page;
+  if (raw === undefined) return 1;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,5}$/.test(raw) || Number(raw) > 100_000)
+    throw new ValidationError([{ path: ['page'], message: 'must be a whole number from 1' }], 'No such page');
+  return Number(raw);
 }

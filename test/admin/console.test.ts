@@ -188,4 +188,26 @@ describe('accounts, plans and contracts', () => {
     assert.equal((await t.deps.services.accounts.list()).length, before);
     assert.equal((await ops.get('/admin/accounts/not-an-id')).statusCode, 404);
   });
+
+  it('pages the accounts 50 at a time, newest first; a malformed page is refused', async () => {
+    for (let i = 0; i < 51; i++) await createTenant(t.deps, { name: `Paged Academy ${i}` });
+    const ids = (body: string) =>
+      [...body.matchAll(/<tr data-account-id="([0-9a-f-]{36})">/g)].map((m) => m[1]!);
+    const first = await ops.get('/admin');
+    assert.equal(ids(first.body).length, 50);
+    assert.match(first.body, /Paged Academy 50/, 'the newest first');
+    const total = (await t.deps.services.accounts.list()).length;
+    assert.match(first.body, new RegExp(`Page 1 of ${Math.ceil(total / 50)} \\(${total} accounts\\)`));
+    assert.match(first.body, /<a href="\/admin\?page=2" rel="next">Next<\/a>/);
+    const second = await ops.get('/admin?page=2');
+    assert.equal(second.statusCode, 200);
+    assert.ok(ids(second.body).length > 0);
+    assert.ok(!ids(second.body).some((id) => ids(first.body).includes(id)), 'no account on two pages');
+    assert.match(second.body, /rel="prev">Previous</);
+    for (const bad of ['0', 'two', '-1', '1e3', '9999999']) {
+      const res = await ops.get(`/admin?page=${bad}`);
+      assert.equal(res.statusCode, 422, bad);
+      assert.match(res.body, /No such page/);
+    }
+  });
 });

@@ -29,10 +29,23 @@ function planSelect(plans: string[], current?: string): Html {
   </select>`;
 }
 
+// Previous and next pages of the list, with where this page is (50 accounts a page).
+function pager(opts: { page: number; pages: number; total: number }): Html {
+  if (opts.pages <= 1 && opts.page === 1) return html``;
+  return html`<nav class="pager" aria-label="Pages of accounts">
+    ${opts.page > 1 ? html`<a href="/admin?page=${Math.min(opts.page - 1, opts.pages)}" rel="prev">Previous</a>` : ''}
+    <span>Page ${opts.page} of ${opts.pages} (${opts.total} accounts)</span>
+    ${opts.page < opts.pages ? html`<a href="/admin?page=${opts.page + 1}" rel="next">Next</a>` : ''}
+  </nav>`;
+}
+
 export function accountsPage(opts: {
   operator: OperatorFrame;
   flash?: Flash;
   accounts: AccountOverview[];
+  page: number;
+  pages: number;
+  total: number;
   plans: string[];
 }): string {
   const rows = opts.accounts.map(
@@ -68,11 +81,14 @@ export function accountsPage(opts: {
               rows.length > 0
                 ? rows
                 : html`<tr>
-                    <td colspan="5" class="muted">No accounts yet.</td>
+                    <td colspan="5" class="muted">
+                      ${opts.total > 0 ? 'No accounts on this page.' : 'No accounts yet.'}
+                    </td>
                   </tr>`
             }
           </tbody>
         </table>
+        ${pager(opts)}
       </div>
       <form class="card" method="post" action="/admin/accounts" id="create-account">
         <h2>Create an account</h2>

@@ -213,12 +213,8 @@ export interface AccountOverviewRow extends AccountRow {
 
 // Everything an operator reads about one account: its plan's rights and limit, the partner contract
 // in force at `now`, its keys and its use of the period starting on `period`.
-export async function accountOverview(
-  db: Queryable,
-  input: { id: string; now: Date; period: string },
-): Promise<AccountOverviewRow | undefined> {
-  const { rows } = await db.query<AccountOverviewRow>(
-    `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id, a.public_download,
+// An account with its plan, contract in force, keys and this period's usage ($2 now, $3 the period).
+const OVERVIEW = `SELECT a.id, a.name, a.plan, a.monthly_limit, a.created_at, a.linkedin_organization_id, a.public_download,
             a.suspended_at, a.website, a.contact_email, a.default_language, a.logo_type, a.logo_sha256,
             octet_length(a.logo) AS logo_size, p.api_access, p.email_delivery AS plan_email_delivery,
             COALESCE(a.monthly_limit, p.monthly_limit) AS effective_limit,
@@ -233,9 +229,33 @@ export async function accountOverview(
          SELECT id, starts_at, ends_at, email_delivery FROM contracts
           WHERE account_id = a.id AND status = 'active' AND starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)
           ORDER BY starts_at DESC LIMIT 1
-       ) c ON true
-      WHERE a.id = $1`,
-    [input.id, input.now, input.period],
-  );
+       ) c ON true`;
+
+export async function accountOverview(
+  db: Queryable,
+  input: { id: string; now: Date; period: string },
+): Promise<AccountOverviewRow | undefined> {
+  const { rows } = await db.query<AccountOverviewRow>(`${OVERVIEW} WHERE a.id = $1`, [
+    input.id,
+    input.now,
+    input.period,
+  ]);
   return rows[0];
+}
+
+/** One page of every account's overview, newest first, and how many accounts there are. */
+export async function accountOverviews(
+  db: Queryable,
+  input: { now: Date; period: string; limit: number; offset: number },
+): Promise<{ rows: AccountOverviewRow[]; total: number }> {
+  const [{ rows }, count] = await Promise.all([
+    db.query<AccountOverviewRow>(`${OVERVIEW} ORDER BY a.created_at DESC, a.id DESC LIMIT $1 OFFSET $4`, [
+      input.limit,
+      input.now,
+      input.period,
+      input.offset,
+    ]),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts'),
+  ]);
+  return { rows, total: count.rows[0]!.n };
 }

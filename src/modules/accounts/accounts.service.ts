@@ -230,6 +230,18 @@ export function createAccountsService(
       return (await repo.listAccounts(db)).map(view);
     },
 
+    /** A page (1-based) of every account's overview, newest first, `perPage` at a time. */
+    async overviews(page: number, perPage: number): Promise<{ accounts: AccountOverview[]; total: number }> {
+      const now = deps.now();
+      const { rows, total } = await repo.accountOverviews(db, {
+        now,
+        period: isoDate(periodStart(now)),
+        limit: perPage,
+        offset: (page - 1) * perPage,
+      });
+      return { accounts: rows.map((row) => overview(row, now)), total };
+    },
+
     async overview(id: string): Promise<AccountOverview> {
       const now = deps.now();
       const row = await repo.accountOverview(db, { id, now, period: isoDate(periodStart(now)) });

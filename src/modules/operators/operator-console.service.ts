@@ -9,6 +9,8 @@ import type { ContractsService, ContractView } from '../contracts/contracts.serv
 // service (the rules are theirs) inside a transaction that also records the audit event of the
 // account it touched, so both commit together. The services' queries run on that transaction
 // (db.transaction makes it theirs for the async context, platform/db/db.ts).
+export const ACCOUNTS_PER_PAGE = 50;
+
 type Audited<T> = { value: T; accountId: string; event: AuditInput };
 
 export function createOperatorConsole(deps: {
@@ -54,12 +56,12 @@ export function createOperatorConsole(deps: {
   });
 
   return {
-    /** Every account with its plan, this period's usage and the contract in force. */
-    async list(): Promise<AccountOverview[]> {
-      const all = await accounts.list();
-      const out: AccountOverview[] = [];
-      for (const a of all) out.push(await accounts.overview(a.id));
-      return out;
+    /** A page of the accounts (newest first, 50 a page) with plan, this period's usage and contract. */
+    async list(
+      page = 1,
+    ): Promise<{ accounts: AccountOverview[]; page: number; pages: number; total: number }> {
+      const { accounts: list, total } = await accounts.overviews(page, ACCOUNTS_PER_PAGE);
+      return { accounts: list, page, pages: Math.max(1, Math.ceil(total / ACCOUNTS_PER_PAGE)), total };
     },
 
     overview: (id: string) => accounts.overview(id),
