@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { digest, ES256, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { checkVault } from '../../src/modules/proof/vault-check.js';
+import { createKeyVault, WrongMasterKeyError } from '../../src/platform/proof/key-vault.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 // A certificate as an SD-JWT VC, checked by @sd-jwt/sd-jwt-vc's verifier with the issuer's key as
@@ -299,5 +301,21 @@ describe('SD-JWT VC', () => {
       (await get('/.well-known/jwt-vc-issuer/issuers/0192f1c4-5b6e-7a8b-9c0d-1e2f3a4b5c6d')).statusCode,
       404,
     );
+  });
+
+  it('a master key that does not open the SD-JWT keys refuses to start, with no credential key stored', async () => {
+    await issueSdJwt((await issueCertificate(t.app, tenant)).id);
+    const client = await t.deps.db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // In this session only, an empty signing_keys (a temporary table comes first in the search
+      // path): as on a service whose only keys are SD-JWT keys.
+      await client.query('CREATE TEMP TABLE signing_keys (LIKE public.signing_keys) ON COMMIT DROP');
+      await checkVault(client, createKeyVault(t.deps.config.signingKeysSecret!));
+      await assert.rejects(checkVault(client, createKeyVault(Buffer.alloc(32, 7))), WrongMasterKeyError);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });
