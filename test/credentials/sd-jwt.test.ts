@@ -318,4 +318,26 @@ describe('SD-JWT VC', () => {
       client.release();
     }
   });
+
+  it('SD-JWT VCs asked for at once: one entry per certificate, distinct between certificates', async () => {
+    const [a, b] = [await issueCertificate(t.app, tenant), await issueCertificate(t.app, tenant)];
+    const fresh = await createTenant(t.deps, { name: 'Fresh Academy' });
+    const c = await issueCertificate(t.app, fresh);
+    const made = await Promise.all(
+      [a, a, a, b, b].map((x) => issueSdJwt(x.id)).concat([issueSdJwt(c.id, fresh), issueSdJwt(c.id, fresh)]),
+    );
+    const entryOf = (s: string) =>
+      JSON.stringify(decodePart(s.split('~')[0]!.split('.')[1]!).status.status_list);
+    assert.equal(new Set(made.slice(0, 3).map(entryOf)).size, 1);
+    assert.equal(new Set(made.slice(3, 5).map(entryOf)).size, 1);
+    assert.notEqual(entryOf(made[0]!), entryOf(made[3]!));
+    assert.equal(new Set(made.slice(5).map(entryOf)).size, 1);
+    const kids = new Set(made.slice(5).map((s) => decodePart(s.split('.')[0]!).kid));
+    assert.equal(kids.size, 1, 'one first key for the fresh account');
+    const { rows } = await t.deps.db.query(
+      'SELECT count(*)::int AS n FROM token_status_entries WHERE certificate_id = ANY($1)',
+      [[a.id, b.id, c.id]],
+    );
+    assert.equal(rows[0].n, 3);
+  });
 });

@@ -24,8 +24,8 @@ export async function entryOf(
 }
 
 // A free entry of the account's newest list with room (a new list when none has), taken for the
-// certificate in the caller's transaction. The list row is locked: entries of one account are
-// taken one at a time.
+// certificate in the caller's transaction (or the one another transaction took for it first). The
+// list row is locked: entries of one account are taken one at a time.
 export async function takeEntry(
   db: Queryable,
   accountId: string,
@@ -39,6 +39,10 @@ export async function takeEntry(
     'SELECT n, used FROM token_status_lists WHERE account_id = $1 ORDER BY n DESC LIMIT 1 FOR UPDATE',
     [accountId],
   );
+  // Another transaction that took the certificate's entry meanwhile held this lock until it
+  // committed: its entry is read now (each statement sees what was committed before it began).
+  const taken = await entryOf(db, accountId, certificateId);
+  if (taken) return taken;
   let { n } = rows[0]!;
   if (rows[0]!.used >= FILL_LIMIT) {
     n += 1;
