@@ -340,4 +340,33 @@ describe('SD-JWT VC', () => {
     );
     assert.equal(rows[0].n, 3);
   });
+
+  it('moves to the next Token Status List once one is half full; an expired certificate gets none', async () => {
+    const owner = await createTenant(t.deps, { name: 'Full List Academy' });
+    await issueSdJwt((await issueCertificate(t.app, owner)).id, owner);
+    await t.deps.db.query('UPDATE token_status_lists SET used = 65536 WHERE account_id = $1 AND n = 0', [
+      owner.accountId,
+    ]);
+    const c = await issueCertificate(t.app, owner);
+    const sdJwt = await issueSdJwt(c.id, owner);
+    const { uri } = decodePart(sdJwt.split('~')[0]!.split('.')[1]!).status.status_list;
+    assert.equal(uri, `${BASE}/issuers/${owner.accountId}/token-status/1`);
+    assert.equal((await revoke(c.id, owner)).statusCode, 200);
+    assert.equal(await statusBit(sdJwt), 1);
+
+    const later = await issueCertificate(t.app, owner);
+    const { rows } = await t.deps.db.query<{ expires_at: Date }>(
+      "UPDATE certificates SET expires_at = issued_at + interval '1 day' WHERE id = $1 RETURNING expires_at",
+      [later.id],
+    );
+    await assert.rejects(
+      t.deps.services.proof.issueSdJwtVc({
+        accountId: owner.accountId,
+        certificateId: later.id,
+        holderJwk: holder.publicKey,
+        now: new Date(rows[0]!.expires_at.getTime() + 1000),
+      }),
+      { code: 'conflict' },
+    );
+  });
 });
