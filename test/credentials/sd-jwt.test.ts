@@ -5,7 +5,15 @@ import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { checkVault } from '../../src/modules/proof/vault-check.js';
 import { createKeyVault, WrongMasterKeyError } from '../../src/platform/proof/key-vault.js';
-import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { cliEnv, runCli } from '../cli/run-cli.js';
+import {
+  createTenant,
+  issueCertificate,
+  startTestApp,
+  testDatabaseUrl,
+  type Tenant,
+  type TestApp,
+} from '../helpers/app.js';
 
 // A certificate as an SD-JWT VC, checked by @sd-jwt/sd-jwt-vc's verifier with the issuer's key as
 // the service publishes it (JWT VC Issuer Metadata, fetched through the app: no network), and its
@@ -368,5 +376,26 @@ describe('SD-JWT VC', () => {
       }),
       { code: 'conflict' },
     );
+  });
+
+  it('certsvc signing-key list shows the SD-JWT key, public parts only', async () => {
+    const owner = await createTenant(t.deps, { name: 'Listed Academy' });
+    const env = cliEnv({
+      DATABASE_URL: testDatabaseUrl(),
+      DATA_DIR: t.deps.config.dataDir,
+      PUBLIC_BASE_URL: BASE,
+    });
+    const before = await runCli(['signing-key', 'list', owner.accountId, '--json'], env);
+    assert.equal(before.code, 0, before.stderr);
+    assert.deepEqual(JSON.parse(before.stdout).sdJwtKeys, []);
+    const sdJwt = await issueSdJwt((await issueCertificate(t.app, owner)).id, owner);
+    const listed = await runCli(['signing-key', 'list', owner.accountId, '--json'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const [key] = JSON.parse(listed.stdout).sdJwtKeys;
+    assert.equal(key.kid, decodePart(sdJwt.split('.')[0]!).kid);
+    assert.deepEqual(key.jwk, (await issuerKeys(`${BASE}/issuers/${owner.accountId}`))[0]);
+    assert.equal(key.current, true);
+    const text = await runCli(['signing-key', 'list', owner.accountId], env);
+    assert.match(text.stdout, new RegExp(`SD-JWT VC keys \\(ES256\\):\\n  ${key.kid}  current`));
   });
 });
