@@ -81,10 +81,10 @@ export function createProofService(deps: {
 }) {
   const { db, signingKeys } = deps;
   const signing = createCredentialSigning(deps.publicBaseUrl);
-  const sdJwt = { db, publicBaseUrl: deps.publicBaseUrl, keys: signingKeys.sdJwt };
-  const sdJwtDocuments = createSdJwtDocuments(sdJwt);
   const sealer = createPdfSealer(deps.tsa ? createTimeStamper(deps.tsa.url, deps.tsa.timeoutMs) : undefined);
   const documents = createIssuerDocuments({ db, publicBaseUrl: deps.publicBaseUrl, signingKeys });
+  const sdJwt = { db, publicBaseUrl: deps.publicBaseUrl, keys: signingKeys.sdJwt };
+  const sdJwtDocuments = createSdJwtDocuments(sdJwt);
 
   // A time-stamp authority that fails fails the issue: nothing is frozen without the time stamp
   // TSA_URL promises.
