@@ -38,8 +38,9 @@ export const proofCommands: Command[] = [
       const { signingKeys } = deps(ctx).services;
       const keys = await signingKeys.listKeys(accountId);
       const pdfCertificates = await signingKeys.listPdfCertificates(accountId);
+      const sdJwtKeys = await signingKeys.sdJwt.published(accountId);
       const did = signingKeys.issuerDid(accountId);
-      print(ctx.io, ctx.json, { did, data: keys, pdfCertificates }, [
+      print(ctx.io, ctx.json, { did, data: keys, pdfCertificates, sdJwtKeys }, [
         `Issuer ${did}`,
         'Credential signing keys (Ed25519):',
         ...(keys.length === 0
@@ -49,6 +50,12 @@ export const proofCommands: Command[] = [
         ...(pdfCertificates.length === 0
           ? ['  none yet: a self-signed one is made at the first issue']
           : pdfCertificates.map((c) => `  ${certificateLine(c)}`)),
+        'SD-JWT VC keys (ES256):',
+        ...(sdJwtKeys.length === 0
+          ? ['  none yet: one is made at the first SD-JWT VC']
+          : sdJwtKeys.map(
+              (k) => `  ${k.kid}  ${k.current ? 'current' : 'retired'}  x ${k.jwk.x}  y ${k.jwk.y}`,
+            )),
       ]);
     },
   },
