@@ -1,60 +1,14 @@
 import assert from 'node:assert/strict';
-import { crc32 } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { bakePng, bakeSvg, OPENBADGES_NAMESPACE } from '../../src/modules/wallet/badge-baking.js';
 import { defaultBadgeSvg, sealLines } from '../../src/modules/wallet/default-badge.js';
 import { safeSvg, SvgRefusal } from '../../src/platform/svg/safe-svg.js';
 import { chunk, png } from '../helpers/hostile-files.js';
+import { bakedCredentials, pngChunks } from './badge-support.js';
 
 // Open Badges 3.0 baking as pure functions (issue 31), read back by a PNG chunk parser written
 // here (each chunk's length and CRC checked) and, for SVG, by the rules of XML. The safe-SVG
 // rebuild, hostile drawing by hostile drawing. The HTTP side is in badges-routes.test.ts.
-
-interface PngChunk {
-  type: string;
-  body: Buffer;
-}
-
-// A PNG's chunks, checked as a reader would: signature, lengths within the file, CRCs, IEND last.
-export function pngChunks(file: Buffer): PngChunk[] {
-  assert.deepEqual([...file.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const chunks: PngChunk[] = [];
-  let at = 8;
-  while (at < file.length) {
-    const length = file.readUInt32BE(at);
-    const type = file.toString('latin1', at + 4, at + 8);
-    const body = file.subarray(at + 8, at + 8 + length);
-    assert.equal(body.length, length, `${type} within the file`);
-    assert.equal(
-      file.readUInt32BE(at + 8 + length),
-      crc32(body, crc32(Buffer.from(type, 'latin1'))),
-      `${type} CRC`,
-    );
-    chunks.push({ type, body });
-    at += 12 + length;
-  }
-  assert.equal(chunks.at(-1)?.type, 'IEND');
-  return chunks;
-}
-
-// The baked credentials of a PNG: every iTXt chunk with the OB 3.0 keyword, its fields read back.
-export function bakedCredentials(file: Buffer): Buffer[] {
-  return pngChunks(file)
-    .filter((c) => c.type === 'iTXt')
-    .map((c) => {
-      const keywordEnd = c.body.indexOf(0);
-      const keyword = c.body.toString('latin1', 0, keywordEnd);
-      const compressed = c.body[keywordEnd + 1];
-      const languageEnd = c.body.indexOf(0, keywordEnd + 3);
-      const translatedEnd = c.body.indexOf(0, languageEnd + 1);
-      return { keyword, compressed, text: c.body.subarray(translatedEnd + 1) };
-    })
-    .filter((c) => c.keyword === 'openbadgecredential')
-    .map((c) => {
-      assert.equal(c.compressed, 0, 'not compressed');
-      return c.text;
-    });
-}
 
 const credential = Buffer.from(
   JSON.stringify({
