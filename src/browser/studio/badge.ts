@@ -39,15 +39,15 @@ export function wireBadge(studio: Studio): void {
     const res = await fetch(url, { method: 'POST', credentials: 'same-origin', body });
     if (!res.ok) return say(`Not changed: ${await refusal(res)}`, 'refused');
     const { mediaType } = (await res.json()) as { mediaType: string };
-    say(`Badge image saved (${mediaType === 'image/png' ? 'PNG' : 'SVG'}).`, 'saved');
     refresh(true);
+    say(`Badge image saved (${mediaType === 'image/png' ? 'PNG' : 'SVG'}).`, 'saved');
   });
 
   remove?.addEventListener('click', async () => {
     const body = new URLSearchParams({ _csrf: studio.csrf });
     const res = await fetch(`${url}/remove`, { method: 'POST', credentials: 'same-origin', body });
     if (!res.ok) return say(`Not removed: ${await refusal(res)}`, 'refused');
-    say("Badge image removed: badges show the seal with the template's name.", 'removed');
     refresh(false);
+    say("Badge image removed: badges show the seal with the template's name.", 'removed');
   });
 }
