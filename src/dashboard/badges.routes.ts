@@ -37,6 +37,7 @@ export function badgeRoutes(app: FastifyInstance, deps: DashboardDeps) {
   // is the error page (422 naming the problem, 413), and nothing changes.
   app.post('/templates/:id/badge', { preHandler: kit.form('design') }, async (request, reply) => {
     const s = signedIn(request);
+    await templates.working(s.user.accountId, pathId(request));
     const file = (request.body as { file?: MultipartFile } | undefined)?.file;
     const bytes = file && file.type === 'file' ? await file.toBuffer() : undefined;
     if (!bytes) {
