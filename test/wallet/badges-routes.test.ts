@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { mintClaimToken } from '../../src/modules/shared/claim-tokens.js';
 import { OPENBADGES_NAMESPACE } from '../../src/modules/wallet/badge-baking.js';
 import { badgeFor, badgeFormat } from '../../src/modules/wallet/badges.js';
@@ -88,6 +89,9 @@ describe('baked badges over HTTP', () => {
     assert.equal(res.headers['content-disposition'], `attachment; filename="badge-${c.uniqueCode}.png"`);
     const found = bakedCredentials(res.rawPayload);
     assert.equal(found.length, 1);
+    // Still an image to a PNG decoder we did not write.
+    const decoded = PNG.sync.read(res.rawPayload);
+    assert.deepEqual([decoded.width, decoded.height], [8, 8]);
     assert.ok(found[0]!.equals(c.credential), 'the frozen credential, byte for byte');
 
     const svg = await get(`/claim/${c.token}/badge.svg`);
