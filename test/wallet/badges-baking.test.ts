@@ -108,6 +108,8 @@ describe('the safe SVG rebuild', () => {
     refused(svg('<image href="data:image/svg+xml;base64,PHN2Zy8+"/>'), /outside the file/);
     refused(svg('<rect style="fill: url(https://evil.test/a)"/>'), /url\(https:\/\/evil/);
     refused(svg('<rect fill="url(//evil.test/#a)"/>'), /outside the file/);
+    refused(svg(`<rect style="background: image-set('https://evil.test/a.png' 1x)"/>`), /load other files/);
+    refused(svg('<style>@font-face { font-family: x; src: local(x) }</style>'), /load other files/);
     refused(svg('<style>@import "https://evil.test/a.css";</style>'), /@import/);
     refused(svg('<style>rect { background: u\\72l(x) }</style>'), /escapes/);
     refused(svg('<g xmlns="http://www.w3.org/1999/xhtml"><rect/></g>'), /not SVG/);

@@ -87,6 +87,10 @@ function checkCss(css: string): void {
   if (/expression\s*\(|-moz-binding|behavior\s*:|javascript:/i.test(css)) {
     throw new SvgRefusal('has styles that would run code');
   }
+  // Ways to name a file in CSS without url(): refused like url() to outside the file.
+  if (/image-set\s*\(|\bsrc\s*\(|@font-face|@namespace/i.test(css)) {
+    throw new SvgRefusal('has styles that could load other files (image-set, src, @font-face)');
+  }
   checkUrls(css);
 }
 
