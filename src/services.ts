@@ -55,6 +55,7 @@ const load = {
   keys: () => import('./modules/api-keys/api-keys.service.js'),
   templates: () => import('./modules/templates/templates.service.js'),
   uploads: () => import('./modules/templates/uploads.js'),
+  badgeImages: () => import('./modules/templates/badge-images.js'),
   designPreview: () => import('./modules/templates/design-preview.service.js'),
   usage: () => import('./modules/usage/usage.service.js'),
   signingKeys: () => import('./modules/proof/signing-keys.service.js'),
@@ -81,6 +82,7 @@ export interface ServiceMap {
   keys: ReturnType<Loaded<'keys'>['createApiKeysService']>;
   templates: ReturnType<Loaded<'templates'>['createTemplatesService']>;
   uploads: ReturnType<Loaded<'uploads'>['createUploadsService']>;
+  badgeImages: ReturnType<Loaded<'badgeImages'>['createBadgeImagesService']>;
   designPreview: ReturnType<Loaded<'designPreview'>['createDesignPreviewService']>;
   usage: ReturnType<Loaded<'usage'>['createUsageService']>;
   signingKeys: ReturnType<Loaded<'signingKeys'>['createSigningKeys']>;
@@ -130,6 +132,8 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       checkDesign: (design) => checker().design(design),
     }),
   uploads: async ({ checker }) => (await load.uploads()).createUploadsService({ checker }),
+  badgeImages: async ({ deps, checker }) =>
+    (await load.badgeImages()).createBadgeImagesService({ db: deps.db, checker, now: deps.now }),
   designPreview: async ({ deps, renderer }) =>
     (await load.designPreview()).createDesignPreviewService({
       renderer,
@@ -334,7 +338,14 @@ export async function createServices(deps: ServiceDeps, only: readonly ServiceNa
 }
 
 // The services that start render or file-check threads (and what needs them).
-const THREADED: readonly ServiceName[] = ['templates', 'uploads', 'designPreview', 'issue', 'imports'];
+const THREADED: readonly ServiceName[] = [
+  'templates',
+  'uploads',
+  'badgeImages',
+  'designPreview',
+  'issue',
+  'imports',
+];
 
 async function loadWorkers() {
   const [email, imports] = await Promise.all([

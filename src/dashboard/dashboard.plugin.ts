@@ -30,6 +30,7 @@ import { ssoRoutes } from './sso.routes.js';
 import { organisationRoutes } from './organisation.routes.js';
 import { auditRoutes } from './audit.routes.js';
 import { studioRoutes } from './studio.routes.js';
+import { badgeRoutes } from './badges.routes.js';
 import { templatesPages } from './templates.routes.js';
 
 function sendPage(reply: FastifyReply, status: number, message: string) {
@@ -180,6 +181,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   profileRoutes(app, deps);
   keysRoutes(app, deps);
   studioRoutes(app, deps);
+  badgeRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
   issuePages(app, deps);

@@ -160,6 +160,7 @@ function editorRoutes(app: FastifyInstance, deps: DashboardDeps) {
       fonts: [...fontNames, ...(working.design.fonts ?? []).map((f) => f.name)],
       draft: draft && { savedAt: draft.savedAt, restored: restore },
       autosaveS: deps.studioAutosaveS ?? 30,
+      hasBadge: (await deps.services.badgeImages.read(accountId, id)) !== undefined,
     });
   };
 

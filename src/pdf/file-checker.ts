@@ -29,6 +29,8 @@ export interface FileChecker {
   design(design: Design): Promise<RenderIssue[]>;
   image(type: 'png' | 'jpeg', bytes: Buffer): Promise<UploadCheck<{ width: number; height: number }>>;
   font(bytes: Buffer): Promise<UploadCheck<{ family: string | undefined; bold: boolean }>>;
+  /** An SVG drawing rebuilt from what is safe to serve (a badge image), or why it is refused. */
+  svg(bytes: Buffer): Promise<UploadCheck<{ svg: string }>>;
   close(): Promise<void>;
 }
 
@@ -155,6 +157,14 @@ export function createFileChecker(opts: FileCheckerOptions = {}): FileChecker {
       if (r.kind !== 'font' || (r.ok && !('family' in r))) {
         throw new Error('the file checker answered another kind of check');
       }
+      return r;
+    },
+
+    async svg(bytes) {
+      const data = copy(bytes);
+      const r = await run({ kind: 'svg', bytes: data }, data.buffer as ArrayBuffer);
+      if ('limit' in r) return { ok: false, message: r.limit };
+      if (r.kind !== 'svg') throw new Error('the file checker answered another kind of check');
       return r;
     },
 

@@ -1,7 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import type { Design } from './design.schema.js';
 import { designIssues } from './design-issues.js';
-import { checkImage } from './images.js';
+import { checkImage, imageProblem } from './images.js';
+import { safeSvg, SvgRefusal } from '../platform/svg/safe-svg.js';
 import { checkFont } from './font-check.js';
 import { releaseFaces } from './fonts.js';
 import type { RenderIssue } from './render-types.js';
@@ -14,13 +15,15 @@ export type CheckTask = (
   | { kind: 'design'; design: Design }
   | { kind: 'image'; type: 'png' | 'jpeg'; bytes: Uint8Array }
   | { kind: 'font'; bytes: Uint8Array }
+  | { kind: 'svg'; bytes: Uint8Array }
 ) & { id?: number };
 
 export type CheckResult =
   | { kind: 'design'; issues: RenderIssue[] }
   | { kind: 'image'; ok: true; width: number; height: number }
   | { kind: 'font'; ok: true; family: string | undefined; bold: boolean }
-  | { kind: 'image' | 'font'; ok: false; message: string };
+  | { kind: 'svg'; ok: true; svg: string }
+  | { kind: 'image' | 'font' | 'svg'; ok: false; message: string };
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
@@ -44,12 +47,30 @@ async function checked(task: CheckTask): Promise<CheckResult> {
       } catch (err) {
         return { kind: 'image', ok: false, message: (err as Error).message };
       }
+    case 'svg':
+      return checkedSvg(asBuffer(task.bytes));
     case 'font':
       try {
         return { kind: 'font', ok: true, ...checkFont(asBuffer(task.bytes)) };
       } catch (err) {
         return { kind: 'font', ok: false, message: (err as Error).message };
       }
+  }
+}
+
+// An SVG drawing made safe (platform/svg/safe-svg.ts), with the PNG and JPEG images it embeds held
+// to the same checks as any uploaded image.
+async function checkedSvg(bytes: Buffer): Promise<CheckResult> {
+  try {
+    const { svg, images } = safeSvg(bytes);
+    for (const image of images) {
+      const problem = await imageProblem(image);
+      if (problem) return { kind: 'svg', ok: false, message: `embeds an image that ${problem}` };
+    }
+    return { kind: 'svg', ok: true, svg };
+  } catch (err) {
+    if (err instanceof SvgRefusal) return { kind: 'svg', ok: false, message: err.message };
+    throw err;
   }
 }
 

@@ -284,6 +284,16 @@ const DASHBOARD_CHANGES: Record<string, Change> = {
     prepare: (ctx) => ctx.templateId(),
     run: (ctx, id) => formOk(ctx.owner.post(`/dashboard/templates/${id}/archive`, {})),
   },
+  'POST /dashboard/templates/:id/badge and POST /dashboard/templates/:id/badge/remove': {
+    actor: 'user',
+    expect: { 'template.badge_changed': 2 },
+    prepare: (ctx) => ctx.templateId(),
+    run: async (ctx, id) => {
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg"><rect width="4" height="4"/></svg>';
+      await formOk(ctx.owner.upload(`/dashboard/templates/${id}/badge`, {}, { name: 'b.svg', content: svg }));
+      await formOk(ctx.owner.post(`/dashboard/templates/${id}/badge/remove`, {}));
+    },
+  },
   'POST /dashboard/settings/sharing': {
     actor: 'user',
     expect: { 'account.updated': 1 },

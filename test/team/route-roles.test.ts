@@ -146,6 +146,20 @@ const TABLE: Record<string, Row> = {
     path: (f) => `/dashboard/templates/${f.tenant.templateId}/uploads`,
     harmless: `/dashboard/templates/${none}/uploads`,
   },
+  'POST /dashboard/templates/:id/badge': {
+    access: 'design',
+    path: (f) => `/dashboard/templates/${f.tenant.templateId}/badge`,
+    harmless: `/dashboard/templates/${none}/badge`,
+  },
+  'POST /dashboard/templates/:id/badge/remove': {
+    access: 'design',
+    path: (f) => `/dashboard/templates/${f.tenant.templateId}/badge/remove`,
+    harmless: `/dashboard/templates/${none}/badge/remove`,
+  },
+  'GET /dashboard/templates/:id/badge': {
+    access: 'design',
+    path: (f) => `/dashboard/templates/${f.tenant.templateId}/badge`,
+  },
   'GET /dashboard/templates/:id/history': {
     access: 'design',
     path: (f) => `/dashboard/templates/${f.tenant.templateId}/history`,
@@ -213,6 +227,10 @@ const TABLE: Record<string, Row> = {
   'GET /dashboard/certificates/:id/credential': {
     access: 'read',
     path: (f) => `/dashboard/certificates/${f.certificateId}/credential`,
+  },
+  'GET /dashboard/certificates/:id/badge': {
+    access: 'read',
+    path: (f) => `/dashboard/certificates/${f.certificateId}/badge`,
   },
   'GET /dashboard/certificates/:id/pdf': {
     access: 'read',

@@ -8,6 +8,7 @@ import { loadPdfJs } from './pdfjs.js';
 import { drawPages, wirePages } from './pages.js';
 import { drawProps } from './properties.js';
 import { StudioState } from './state.js';
+import { wireBadge } from './badge.js';
 import { drawSettings, wireSettings } from './settings.js';
 import { drawSignatories, wireSignatories } from './signatories.js';
 import { wireUnsaved } from './unsaved.js';
@@ -91,6 +92,7 @@ function start(): void {
   wireUploads(studio);
   wireKeyboard(studio);
   wireSettings(studio);
+  wireBadge(studio);
   wireSignatories(studio);
   wireView(studio);
   wireUnsaved(studio);

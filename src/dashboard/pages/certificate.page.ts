@@ -229,7 +229,17 @@ export function certificatePage(opts: CertificatePageOptions): string {
         ${details(c, opts)}
         <div class="actions">
           <a class="button" href="${pdf}" target="_blank" rel="noopener">View PDF</a
-          ><a class="button secondary" href="${pdf}?download=1" download>Download PDF</a>
+          ><a class="button secondary" href="${pdf}?download=1" download>Download PDF</a>${when(
+            opts.signed,
+            () =>
+              html`<a
+                class="button secondary"
+                id="badge-download"
+                href="/dashboard/certificates/${c.id}/badge"
+                download
+                >Download badge</a
+              >`,
+          )}
         </div>
       </section>
       <section class="card" aria-labelledby="send-title">

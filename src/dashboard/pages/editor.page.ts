@@ -6,6 +6,7 @@ import { csrfField, dateTime, typed, type Flash } from '../html.js';
 import { html, longText, safe, type Html } from '../../platform/html.js';
 import { LANGUAGES } from '../../platform/i18n/i18n.js';
 import type { userFrame } from '../session.js';
+import { badgeSection } from './badge-section.js';
 import { titledPage } from './components.js';
 import { statusBadge } from './templates.page.js';
 
@@ -106,6 +107,7 @@ export function editorPage(opts: {
   draft?: { savedAt: Date; restored: boolean };
   /** Seconds between autosaves of unsaved edits. */
   autosaveS: number;
+  hasBadge?: boolean; // a badge image of its own (the Settings panel's Badge section)
 }): string {
   const t = opts.template;
   const d = opts.design;
@@ -182,6 +184,7 @@ export function editorPage(opts: {
               <button type="button" class="secondary" data-settings-close>Close settings</button>
             </div>
             <div id="studio-settings-body"></div>
+            ${badgeSection(t.id, opts.hasBadge === true)}
           </section>
           <section class="card studio-outline" hidden aria-labelledby="outline-title">
             <h2 id="outline-title">Elements</h2>

@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   'template.saved',
   'template.published',
   'template.archived',
+  // Issue 31: a template's badge image uploaded or removed (changes.badge: its media type, or null).
+  'template.badge_changed',
   'key.created',
   'key.revoked',
   'user.invited',
