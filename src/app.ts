@@ -28,6 +28,7 @@ import { healthRoutes, installRequestMetrics } from './modules/health/health.rou
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
 import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
+import { claimCorrectionRoutes, myRoutes } from './modules/recipients/my.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -182,6 +183,15 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
     publicBaseUrl: deps.config.publicBaseUrl,
     studioAutosaveS: deps.config.studioAutosaveS,
   });
+  // Issue 31: the recipient's pages, "My certificates" and the claim page's correction form.
+  const recipientDeps = {
+    db: deps.db,
+    now: deps.now,
+    rateLimitStore: deps.rateLimitStore,
+    services: deps.services,
+  };
+  await app.register(myRoutes, { prefix: '/my', ...recipientDeps });
+  await app.register(claimCorrectionRoutes, recipientDeps);
   await app.register(adminPlugin, {
     prefix: '/admin',
     db: deps.db,
