@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { resolveClaimToken } from '../../src/modules/shared/claim-tokens.js';
 import { createTenant, issueCertificate, startTestApp, type TestApp } from '../helpers/app.js';
@@ -55,6 +56,12 @@ describe('My certificates', () => {
     assert.equal(pdfBefore.statusCode, 303);
     const form = await c.get('/my');
     assert.equal(form.statusCode, 200);
+    // The page's one inline style is the one its CSP allows (nothing else inline).
+    const style = /<style>([\s\S]*?)<\/style>/.exec(form.body)![1]!;
+    const digest = createHash('sha256').update(style, 'utf8').digest('base64');
+    const csp = String(form.headers['content-security-policy']);
+    assert.ok(csp.includes(`style-src 'sha256-${digest}'`), csp);
+    assert.doesNotMatch(form.body, /<script|style="/);
     assert.match(form.body, /<label for="email">Email address<\/label>/);
 
     const path = await signInAsRecipient(t, smtp, c, email);

@@ -30,6 +30,9 @@ button,.button{display:inline-block;padding:.45rem .9rem;border-radius:6px;borde
 .share{word-break:break-all}
 `;
 
+// One fragment, so that no formatting of the page's template can change the text the hash covers.
+const STYLE_ELEMENT = safe(`<style>${STYLE}</style>`);
+
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 export const RECIPIENT_PAGE_HEADERS: Record<string, string> = {
@@ -67,10 +70,7 @@ export function recipientPage(opts: { title: string; body: Html; notice?: Notice
         <meta name="robots" content="noindex" />
         <meta name="referrer" content="no-referrer" />
         <title>${opts.title}</title>
-        ${safe(FAVICON_LINK)}
-        <style>
-          ${safe(STYLE)}
-        </style>
+        ${safe(FAVICON_LINK)} ${STYLE_ELEMENT}
       </head>
       <body>
         <main>
