@@ -129,11 +129,12 @@ export function createRecipientsService(deps: {
 
     /**
      * A new claim token for the certificate ("Add to your wallet", "Download badge"): the wallet
-     * pages take it from there. Only for a certificate that is still valid.
+     * pages take it from there. Not for a revoked or replaced certificate (its tokens are ended).
      */
     async walletToken(email: string, id: string): Promise<string> {
       const row = await sentTo(email, id);
-      if (stateOf(row, deps.now()) === 'revoked' || stateOf(row, deps.now()) === 'superseded') {
+      const state = stateOf(row, deps.now());
+      if (state === 'revoked' || state === 'superseded') {
         throw new ConflictError('This certificate has been revoked: it can no longer be added to a wallet.');
       }
       return mintClaimToken(db, row.id, deps.now());
