@@ -212,4 +212,50 @@ describe('My certificates', () => {
     ).rows[0].n;
     assert.equal(afterForged, before);
   });
+
+  it('answers bad input with a page and a 4xx, never a 500', async () => {
+    const cases = [
+      {
+        method: 'POST',
+        url: '/my',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email": 5}',
+      },
+      { method: 'POST', url: '/my', headers: { 'content-type': 'text/plain' }, payload: 'email=a@b.c' },
+      {
+        method: 'POST',
+        url: '/my',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `email=${'a'.repeat(70_000)}`,
+      },
+      {
+        method: 'POST',
+        url: '/my',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'email=a%00b%40c.d',
+      },
+      { method: 'GET', url: '/my/certificates/not-an-id/pdf' },
+      { method: 'GET', url: `/my/certificates/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}/correction` },
+      {
+        method: 'POST',
+        url: '/my/certificates/x/wallet',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '_csrf=x',
+      },
+      { method: 'GET', url: '/my/nothing-here' },
+      { method: 'GET', url: '/claim/short/correction' },
+      {
+        method: 'POST',
+        url: `/claim/${'B'.repeat(43)}/correction`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'name=X',
+      },
+    ] as const;
+    for (const c of cases) {
+      const res = await t.app.inject({ ...c, remoteAddress: '10.99.0.1' } as never);
+      assert.ok(res.statusCode >= 300 && res.statusCode < 500, `${c.method} ${c.url}: ${res.statusCode}`);
+      if (res.statusCode >= 400)
+        assert.match(String(res.headers['content-type']), /^text\/html/, `${c.method} ${c.url}`);
+    }
+  });
 });
