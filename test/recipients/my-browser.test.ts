@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, issueCertificate } from '../helpers/app.js';
 import { browserSkipReason } from '../helpers/browser.js';
-import { newPage, PHONE, shot, startDashboard, type DashboardEnv } from '../dashboard/support.js';
+import { newPage, PHONE, shot, signIn, startDashboard, type DashboardEnv } from '../dashboard/support.js';
 import { startSmtpServer, type TestSmtpServer } from '../emails/smtp-test-server.js';
 import { MAIL_FROM } from '../emails/support.js';
 import { mailTo, newAddress, signInLinkOf } from './support.js';
@@ -85,6 +85,35 @@ describe('My certificates (Chromium)', { skip }, () => {
       [first.id],
     );
     assert.deepEqual(rows, [{ requested_name: 'Ada Lovelace', note: 'My name is misspelt.', via: 'my' }]);
+
+    // The issuer approves it in the dashboard (Certificates > Corrections).
+    const owner = {
+      email: `owner-${process.pid}-${Date.now()}@academy.test`,
+      password: 'correct horse battery staple',
+    };
+    await env.t.deps.services.users.create({ accountId: a.accountId, ...owner });
+    const desk = await newPage(env);
+    await signIn(env, desk, owner);
+    await desk.goto(`${env.base}/dashboard/certificates`);
+    await Promise.all([
+      desk.waitForNavigation(),
+      desk.getByRole('link', { name: /Correction requests \(1 open\)/ }).click(),
+    ]);
+    assert.match((await desk.locator('#open-corrections').textContent()) ?? '', /My name is misspelt\./);
+    await shot(desk, 'corrections-desktop');
+    await Promise.all([desk.waitForNavigation(), desk.getByRole('button', { name: 'Approve' }).click()]);
+    assert.match(
+      (await desk.locator('.notice.ok').textContent()) ?? '',
+      /Approved: the certificate was reissued as [0-9A-Z]{16}/,
+    );
+    await desk.context().close();
+    const corrected = await page.goto(`${env.base}/my/certificates`);
+    assert.equal(corrected?.status(), 200);
+    assert.equal(await page.locator('article[data-code]').count(), 3);
+    assert.match(
+      (await page.locator(`article[data-code="${first.uniqueCode}"] .state`).textContent()) ?? '',
+      /Replaced/,
+    );
 
     // "Add to your wallet" leads to the claim page of a fresh token.
     await page.goto(`${env.base}/my/certificates`);
