@@ -30,6 +30,7 @@ import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
 import { sdJwtRoutes } from './modules/proof/sd-jwt.routes.js';
 import { badgeRoutes } from './modules/wallet/badges.routes.js';
+import { claimCorrectionRoutes, myRoutes } from './modules/recipients/my.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -186,6 +187,15 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
     publicBaseUrl: deps.config.publicBaseUrl,
     studioAutosaveS: deps.config.studioAutosaveS,
   });
+  // Issue 31: the recipient's pages, "My certificates" and the claim page's correction form.
+  const recipientDeps = {
+    db: deps.db,
+    now: deps.now,
+    rateLimitStore: deps.rateLimitStore,
+    services: deps.services,
+  };
+  await app.register(myRoutes, { prefix: '/my', ...recipientDeps });
+  await app.register(claimCorrectionRoutes, recipientDeps);
   await app.register(adminPlugin, {
     prefix: '/admin',
     db: deps.db,

@@ -72,6 +72,8 @@ const load = {
   team: () => import('./modules/users/team.service.js'),
   security: () => import('./modules/users/security.service.js'),
   sso: () => import('./modules/sso/sso.service.js'),
+  recipients: () => import('./modules/recipients/recipients.service.js'),
+  corrections: () => import('./modules/recipients/corrections.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -99,6 +101,8 @@ export interface ServiceMap {
   team: ReturnType<Loaded<'team'>['createTeamService']>;
   security: ReturnType<Loaded<'security'>['createSecurityService']>;
   sso: ReturnType<Loaded<'sso'>['createSsoService']>;
+  recipients: ReturnType<Loaded<'recipients'>['createRecipientsService']>;
+  corrections: ReturnType<Loaded<'corrections'>['createCorrectionsService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -232,6 +236,30 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       now: deps.now,
       publicBaseUrl: deps.config.publicBaseUrl,
     }),
+  // Issue 31: "My certificates" and correction requests (the recipient's emails go out at once).
+  recipients: async ({ deps, get }) =>
+    (await load.recipients()).createRecipientsService({
+      db: deps.db,
+      now: deps.now,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      mail: await get('accountMail'),
+    }),
+  corrections: async ({ deps, get }) => {
+    const templates = await get('templates');
+    return (await load.corrections()).createCorrectionsService({
+      db: deps.db,
+      now: deps.now,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      mail: await get('accountMail'),
+      issue: await get('issue'),
+      fieldsOf: (accountId, templateId) =>
+        templates.get(accountId, templateId).then(
+          (t) => t.fields,
+          () => [],
+        ),
+      onMailFailed: (err) => deps.logger.error({ err }, 'a correction email could not be sent'),
+    });
+  },
 };
 
 // A service this process did not build: any use of it is a bug of the command that left it out.
@@ -254,7 +282,7 @@ export async function createServices(deps: ServiceDeps, only: readonly ServiceNa
   const all = only === SERVICE_NAMES;
   const [pdf, transports] = await Promise.all([
     only.some((n) => THREADED.includes(n)) ? import('./pdf/pdf-renderer.js') : undefined,
-    all || only.includes('accountMail') ? import('./modules/emails/mail-transport.js') : undefined,
+    all || only.some((n) => MAILING.includes(n)) ? import('./modules/emails/mail-transport.js') : undefined,
   ]);
   const newTransport = (): MailTransport =>
     config.smtpUrl
@@ -337,6 +365,9 @@ export async function createServices(deps: ServiceDeps, only: readonly ServiceNa
   };
 }
 
+// The services that send account mail at once (and so need a transport).
+const MAILING: readonly ServiceName[] = ['accountMail', 'recipients', 'corrections'];
+
 // The services that start render or file-check threads (and what needs them).
 const THREADED: readonly ServiceName[] = [
   'templates',
@@ -345,6 +376,7 @@ const THREADED: readonly ServiceName[] = [
   'designPreview',
   'issue',
   'imports',
+  'corrections',
 ];
 
 async function loadWorkers() {

@@ -58,8 +58,11 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
     const { status, search, filter } = await searchOf(deps, accountId, query);
     const { uniqueCode, ...rest } = filter;
     const input = { ...rest, page: pageNumber(query.page), perPage: PER_PAGE };
-    const list = await certificates.list(accountId, input, { uniqueCode });
-    return certificatesPage({ ...pageFrame(request, reply), list, status, search });
+    const [list, corrections] = await Promise.all([
+      certificates.list(accountId, input, { uniqueCode }),
+      deps.services.corrections.countOpen(accountId),
+    ]);
+    return certificatesPage({ ...pageFrame(request, reply), list, status, search, corrections });
   });
 
   // The PDFs of the current search (the newest 5,000: ZIP_MAX), as one ZIP streamed while it is read.

@@ -11,6 +11,7 @@ import { DASHBOARD_CSS } from './assets.js';
 import { browserAssetByFile, IMMUTABLE } from '../platform/http/browser-assets.js';
 import { authRoutes } from './auth.routes.js';
 import { certificatesPages } from './certificates.routes.js';
+import { correctionsPages } from './corrections.routes.js';
 import { DASHBOARD_HEADERS, errorPage } from './html.js';
 import type { DashboardDeps } from './deps.js';
 import { guardDownloads } from './downloads.js';
@@ -184,6 +185,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   badgeRoutes(app, deps);
   templatesPages(app, deps);
   certificatesPages(app, deps);
+  correctionsPages(app, deps);
   issuePages(app, deps);
   importsPages(app, deps);
   settingsRoutes(app, deps);

@@ -200,6 +200,26 @@ const DASHBOARD_CHANGES: Record<string, Change> = {
         }),
       ),
   },
+  // Issue 31: a recipient's correction request (asked before the count), approved or rejected.
+  'POST /dashboard/certificates/corrections/:id/approve': {
+    actor: 'user',
+    expect: { 'certificate.reissued': 1, 'correction.approved': 1 },
+    prepare: async (ctx) => {
+      const c = await ctx.certificate();
+      return ctx.t.deps.services.corrections.request(c.id, { name: 'Ada King' }, 'claim');
+    },
+    run: (ctx, r) => formOk(ctx.owner.post(`/dashboard/certificates/corrections/${r.id}/approve`, {})),
+  },
+  'POST /dashboard/certificates/corrections/:id/reject': {
+    actor: 'user',
+    expect: { 'correction.rejected': 1 },
+    prepare: async (ctx) => {
+      const c = await ctx.certificate();
+      return ctx.t.deps.services.corrections.request(c.id, { name: 'Ada King' }, 'my');
+    },
+    run: (ctx, r) =>
+      formOk(ctx.owner.post(`/dashboard/certificates/corrections/${r.id}/reject`, { reason: 'As enrolled' })),
+  },
   'POST /dashboard/certificates/upload (at once)': {
     actor: 'system',
     expect: { 'certificate.issued': 3, 'import.started': 1 },

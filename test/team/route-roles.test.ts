@@ -253,6 +253,19 @@ const TABLE: Record<string, Row> = {
     harmless: `/dashboard/certificates/${none}/reissue`,
     fields: () => ({ name: 'Sneaky Name' }),
   },
+  // Issue 31: the recipients' correction requests (no request exists: the refusal comes first).
+  'GET /dashboard/certificates/corrections': { access: 'read' },
+  'POST /dashboard/certificates/corrections/:id/approve': {
+    access: 'issue',
+    path: () => `/dashboard/certificates/corrections/${none}/approve`,
+    harmless: `/dashboard/certificates/corrections/${none}/approve`,
+  },
+  'POST /dashboard/certificates/corrections/:id/reject': {
+    access: 'issue',
+    path: () => `/dashboard/certificates/corrections/${none}/reject`,
+    harmless: `/dashboard/certificates/corrections/${none}/reject`,
+    fields: () => ({ reason: 'Sneaky' }),
+  },
 
   'GET /dashboard/imports': { access: 'read' },
   'GET /dashboard/imports/:id': { access: 'read', path: (f) => `/dashboard/imports/${f.importId}` },

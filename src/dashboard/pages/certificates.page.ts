@@ -30,6 +30,8 @@ export function certificatesPage(opts: {
   list: List;
   status?: string;
   search: string;
+  /** Open correction requests (Certificates > Corrections). */
+  corrections?: number;
 }): string {
   const { data, pagination: p } = opts.list;
   const zipQuery = new URLSearchParams({
@@ -80,6 +82,11 @@ export function certificatesPage(opts: {
             ><a class="button secondary" href="/dashboard/certificates/upload">Issue many from a CSV file</a>
           </div>`,
       )}
+      <p id="corrections-link">
+        <a href="/dashboard/certificates/corrections"
+          >Correction requests${opts.corrections ? ` (${opts.corrections} open)` : ''}</a
+        >
+      </p>
       <section class="card" aria-label="Certificates">
         <form class="filters" method="get" action="/dashboard/certificates" role="search">
           <div>

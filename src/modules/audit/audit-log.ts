@@ -35,6 +35,10 @@ export const AUDIT_ACTIONS = [
   'signing_key.rotated',
   'sso.updated',
   'audit.exported',
+  // Issue 31: a recipient's correction request, and the account's decision on it.
+  'correction.requested',
+  'correction.approved',
+  'correction.rejected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
