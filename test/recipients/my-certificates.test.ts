@@ -195,7 +195,12 @@ describe('My certificates', () => {
     assert.equal(target.certificateId, cert.id);
     const badge = await c.post(`/my/certificates/${cert.id}/badge`, {});
     assert.equal(badge.statusCode, 303);
-    assert.match(String(badge.headers.location), /^\/claim\/[A-Za-z0-9_-]{43}\/badge\.png$/);
+    // A template without a badge image: the default seal, as SVG; the link really serves it.
+    const location = String(badge.headers.location);
+    assert.match(location, /^\/claim\/[A-Za-z0-9_-]{43}\/badge\.svg$/);
+    const served = await t.app.inject({ url: location });
+    assert.equal(served.statusCode, 200, served.body);
+    assert.match(String(served.headers['content-type']), /^image\/svg\+xml/);
 
     const before = (
       await t.deps.db.query('SELECT count(*)::int AS n FROM claim_tokens WHERE certificate_id = $1', [

@@ -7,6 +7,7 @@ import type { RateLimitStore } from '../../platform/rate-limit/rate-limit.store.
 import { certificateFileName } from '../shared/certificate-links.js';
 import { resolveClaimToken } from '../shared/claim-tokens.js';
 import type { CertificatesService } from '../certificates/certificates.service.js';
+import { badgeFormat } from '../wallet/badges.js';
 import type { CorrectionsService } from './corrections.service.js';
 import { askPage, correctionPage, listPage, requestedPage, sentPage } from './my.pages.js';
 import { normalEmail, RECIPIENT_SESSION_TTL_MS, type RecipientSession } from './recipient-links.js';
@@ -161,8 +162,10 @@ export async function myRoutes(app: FastifyInstance, deps: RecipientRoutesDeps) 
   });
   app.post('/certificates/:id/badge', async (request, reply) => {
     const session = await formSession(request);
-    const token = await recipients.walletToken(session.email, pathId(request));
-    return reply.redirect(`/claim/${token}/badge.png`, 303);
+    const id = pathId(request);
+    const token = await recipients.walletToken(session.email, id);
+    // PNG when the template's badge image is one, else SVG (the SVG image or the default seal).
+    return reply.redirect(`/claim/${token}/badge.${(await badgeFormat(deps.db, id)) ?? 'svg'}`, 303);
   });
 
   app.get('/certificates/:id/correction', async (request, reply) => {
