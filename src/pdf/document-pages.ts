@@ -15,6 +15,9 @@ import type { ListItem, RenderIssue, RenderValues } from './render-types.js';
 // line, the QR code and the table's cells marked with the next MCIDs of the page and given their
 // structure elements (structure-tree.ts).
 
+// The QR code's default alternative text before its URL (the hex string left open).
+const QR_ALT = textString('QR code: verification link ').slice(0, -1);
+
 export interface DrawContext {
   template: CompiledTemplate;
   values: RenderValues;
@@ -63,8 +66,8 @@ export function drawParts(
         issues.push({ path: ['verificationUrl'], message: 'cannot be encoded as a QR code (too long)' });
         continue;
       }
-      const alt = part.alt ?? `QR code: verification link ${values.verificationUrl}`;
-      content += tags.mark('Figure', ` /Alt ${textString(alt)}`, ops, part);
+      const alt = part.alt ?? QR_ALT + textString(values.verificationUrl).slice(5);
+      content += tags.mark('Figure', ` /Alt ${alt}`, ops, part);
     } else content += drawText(ctx, part, tags);
   }
   if (!table) return [{ content, nodes: tags.nodes }];
@@ -130,9 +133,14 @@ function drawText(ctx: DrawContext, part: DynamicText, tags: PageTags): string {
     return '';
   }
   if (!split) {
+    if (name) return tags.mark(part.role, nameAttrs, layout.ops, part.box);
     const textLang = textLanguage(line.text, lang);
-    const attrs = name ? nameAttrs : textLang === lang ? '' : ` /Lang ${textString(textLang)}`;
-    return tags.mark(part.role, attrs, layout.ops, part.box);
+    return tags.mark(
+      part.role,
+      textLang === lang ? '' : ` /Lang ${textString(textLang)}`,
+      layout.ops,
+      part.box,
+    );
   }
   if (sequences.length === 0) return layout.ops;
   const k: TagNode['k'] = [];

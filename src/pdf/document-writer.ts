@@ -158,8 +158,9 @@ export function renderDocument(
     `<< /Type /Catalog /Pages ${PAGES} 0 R${template.catalogEntries}${sealable ? sealCatalogEntries(base) : ''} >>`,
   );
   writer.object(PAGE, `<< ${template.pageEntries}${sealable ? sealPageEntries(base) : ''} >>`);
-  // PDF/A asks for the file identifier: the same for the same certificate (code and issue time).
-  const fileId = createHash('md5').update(`${values.uniqueCode}\u0000${values.issuedAt}`).digest('hex');
+  // PDF/A asks for the file identifier: the certificate's code and issue time (unique, and the same
+  // for the same certificate), as bytes. No hash: it costs more than the rest of the tags.
+  const fileId = Buffer.from(`${values.uniqueCode}${values.issuedAt}`, 'utf8').toString('hex');
   if (sealable) {
     writeSealFrame(writer, base, PAGE, pages.length);
     const { bytes, offsets } = writer.build();

@@ -60,7 +60,7 @@ export interface DynamicQr {
   size: number;
   color: string;
   background: string;
-  /** The design's alternative text; by default one naming the verification link. */
+  /** The design's alternative text (a PDF text string); by default one naming the verification link. */
   alt: string | undefined;
 }
 
@@ -302,7 +302,7 @@ function qrPart(element: QrElement): DynamicQr {
     size,
     color: element.color ?? '#000000',
     background: element.background ?? '#FFFFFF',
-    alt: element.alt?.trim() || undefined,
+    alt: element.alt?.trim() ? textString(element.alt.trim()) : undefined,
   };
 }
 

@@ -12,6 +12,8 @@ export interface StructNode {
   children: StructNode[];
   /** The marked-content ids directly under the element (`p3R_mc5`). */
   content: string[];
+  /** Its marked-content ids and child elements, in the order of its /K. */
+  items: (string | StructNode)[];
 }
 
 interface PdfJsNode {
@@ -24,13 +26,16 @@ interface PdfJsNode {
 }
 
 function toNode(raw: PdfJsNode): StructNode {
-  const kids = raw.children ?? [];
+  const items = (raw.children ?? [])
+    .filter((k) => k.type !== 'object')
+    .map((k) => (k.type === 'content' ? (k.id ?? '') : toNode(k)));
   return {
     role: raw.role ?? '',
     ...(raw.lang ? { lang: raw.lang } : {}),
     ...(raw.alt ? { alt: raw.alt } : {}),
-    children: kids.filter((k) => k.type !== 'content' && k.type !== 'object').map(toNode),
-    content: kids.filter((k) => k.type === 'content').map((k) => k.id ?? ''),
+    children: items.filter((k): k is StructNode => typeof k !== 'string'),
+    content: items.filter((k): k is string => typeof k === 'string'),
+    items,
   };
 }
 
@@ -80,10 +85,9 @@ export function allNodes(node: StructNode): StructNode[] {
 
 /** The text an element and its children show. */
 export function nodeText(page: TaggedPage, node: StructNode): string {
-  return [
-    ...node.content.map((id) => page.text.get(id) ?? ''),
-    ...node.children.map((c) => nodeText(page, c)),
-  ].join('');
+  return node.items
+    .map((k) => (typeof k === 'string' ? (page.text.get(k) ?? '') : nodeText(page, k)))
+    .join('');
 }
 
 export type QpdfObjects = Record<
