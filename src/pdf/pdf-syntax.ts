@@ -69,6 +69,16 @@ export class PdfWriter {
     this.raw(`${id} 0 obj\n${body}\nendobj\n`);
   }
 
+  /** Several objects at once, in one buffer: their bodies must be ASCII (one byte a character). */
+  objects(list: readonly (readonly [number, string])[]): void {
+    let text = '';
+    for (const [id, body] of list) {
+      this.offsets[id] = this.length + text.length;
+      text += `${id} 0 obj\n${body}\nendobj\n`;
+    }
+    this.raw(text);
+  }
+
   stream(id: number, dict: string, data: Buffer): void {
     this.offsets[id] = this.length;
     this.raw(`${id} 0 obj\n<< ${dict} /Length ${data.length} >>\nstream\n`);

@@ -93,6 +93,8 @@ export function writeStructure(
   },
 ): void {
   let nextId = opts.firstId;
+  // Every body is ASCII (names, numbers, hex strings): written in one go.
+  const objects: [number, string][] = [];
   const top: number[] = [];
   const nums: string[] = [];
   const across = opts.rtl ? -1 : 1;
@@ -107,10 +109,10 @@ export function writeStructure(
           k += ` ${item}`;
         } else k += ` ${write(item, id)} 0 R`;
       }
-      writer.object(
+      objects.push([
         id,
         `<< /Type /StructElem /S /${node.role} /P ${parent} 0 R /Pg ${page.id} 0 R /K [${k.trim()}]${node.attrs} >>`,
-      );
+      ]);
       return id;
     };
     const ordered = page.nodes.slice().sort((a, b) => a.y - b.y || across * (a.x - b.x));
@@ -123,21 +125,24 @@ export function writeStructure(
   let nextKey = opts.pages.length;
   if (opts.widget !== undefined) {
     const id = nextId++;
-    writer.object(
+    objects.push([
       id,
       `<< /Type /StructElem /S /Form /P ${DOCUMENT_ELEMENT} 0 R /Pg ${opts.pages[0]!.id} 0 R ` +
         `/K << /Type /OBJR /Obj ${opts.widget} 0 R /Pg ${opts.pages[0]!.id} 0 R >> /Alt (Digital signature of the issuer) >>`,
-    );
+    ]);
     top.push(id);
     nums.push(`${nextKey++} ${id} 0 R`);
   }
-  writer.object(
-    STRUCT_TREE_ROOT,
-    `<< /Type /StructTreeRoot /K ${DOCUMENT_ELEMENT} 0 R /ParentTree ${PARENT_TREE} 0 R /ParentTreeNextKey ${nextKey} >>`,
+  objects.push(
+    [
+      STRUCT_TREE_ROOT,
+      `<< /Type /StructTreeRoot /K ${DOCUMENT_ELEMENT} 0 R /ParentTree ${PARENT_TREE} 0 R /ParentTreeNextKey ${nextKey} >>`,
+    ],
+    [PARENT_TREE, `<< /Nums [${nums.join(' ')}] >>`],
+    [
+      DOCUMENT_ELEMENT,
+      `<< /Type /StructElem /S /Document /P ${STRUCT_TREE_ROOT} 0 R /K [${top.map((id) => `${id} 0 R`).join(' ')}] >>`,
+    ],
   );
-  writer.object(PARENT_TREE, `<< /Nums [${nums.join(' ')}] >>`);
-  writer.object(
-    DOCUMENT_ELEMENT,
-    `<< /Type /StructElem /S /Document /P ${STRUCT_TREE_ROOT} 0 R /K [${top.map((id) => `${id} 0 R`).join(' ')}] >>`,
-  );
+  writer.objects(objects);
 }
