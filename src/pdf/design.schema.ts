@@ -86,6 +86,9 @@ export const TextElement = Type.Object(
   { additionalProperties: false },
 );
 
+// What a screen reader says for an image or the QR code in the tagged PDF (docs/design-format.md).
+const AltText = Type.String({ maxLength: 500, description: 'Alternative text (tagged PDF /Alt)' });
+
 export const ImageElement = Type.Object(
   {
     type: Type.Literal('image'),
@@ -95,6 +98,7 @@ export const ImageElement = Type.Object(
     y: Type.Number({ minimum: 0 }),
     width: Type.Number({ exclusiveMinimum: 0 }),
     height: Type.Number({ exclusiveMinimum: 0 }),
+    alt: Type.Optional(AltText),
   },
   { additionalProperties: false },
 );
@@ -108,6 +112,7 @@ export const QrElement = Type.Object(
     size: Type.Number({ minimum: 36, maximum: 600 }),
     color: Type.Optional(Color),
     background: Type.Optional(Color),
+    alt: Type.Optional(AltText),
   },
   { additionalProperties: false, description: 'QR code of the certificate verification URL' },
 );

@@ -1,31 +1,38 @@
 import { createHash } from 'node:crypto';
 import { fontChain, type Face } from './fonts.js';
 import { refKey, refPath, valueOf } from './placeholders.js';
+import { drawParts } from './document-pages.js';
 import { fontStreams } from './font-streams.js';
 import { flate, num, pdfDate, PdfWriter } from './pdf-syntax.js';
-import { qrOps } from './qr-code.js';
-import { sealCatalogEntries, sealPageEntries, writeSealFrame, type UnsealedPdf } from './pdf-seal.js';
+import {
+  sealCatalogEntries,
+  sealPageEntries,
+  sealWidget,
+  writeSealFrame,
+  type UnsealedPdf,
+} from './pdf-seal.js';
+import { elementCount, writeStructure, type StructurePage } from './structure-tree.js';
 import {
   CATALOG,
   CONTENT_OBJECT,
   FONTS_OBJECT,
   INFO_OBJECT,
+  METADATA_OBJECT,
   PAGE,
   PAGES,
   emptySubset,
   glyphCid,
   type CompiledTemplate,
-  type ContentPart,
   type DocumentFont,
 } from './template-compiler.js';
-import { tableIssues, tablePages } from './table-layout.js';
 import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
-import { ISOLATE_END, ISOLATE_START } from './text-runs.js';
-import { layoutText, shapeLine, type GlyphSink } from './text-layout.js';
-import type { ListItem, RenderIssue, RenderValues } from './render-types.js';
+import type { GlyphSink } from './text-layout.js';
+import { METADATA_DICT, PRODUCER, xmpDate } from './xmp.js';
+import type { RenderIssue, RenderValues } from './render-types.js';
 
 // The per-recipient work: check the values, shape and lay out the dynamic texts, subset the fonts
-// to the glyphs used, and write the PDF after the prebuilt prefix.
+// to the glyphs used, and write the PDF after the prebuilt prefix: pages, fonts, the structure tree
+// (tagged PDF), the XMP metadata with its date, and the file identifier (PDF/A).
 
 export type DocumentResult =
   | { ok: true; pdf: Buffer; sha256: string }
@@ -102,49 +109,66 @@ export function renderDocument(
   };
 
   const draw = { template, values, resolved, sink, issues };
-  const first = drawParts(draw, template.parts);
+  const first = drawParts(draw, template.parts, template.tags[0]!)[0]!;
   // Page 2 and the pages its table continues onto (a copy of page 2 each, with the next rows).
-  const further = template.secondPage ? drawParts(draw, template.secondPage) : [];
+  const further = template.secondPage ? drawParts(draw, template.secondPage, template.tags[1]!) : [];
   if (issues.length > 0) return { ok: false, issues };
 
   const writer = new PdfWriter();
   writer.prebuilt(template.prefix.bytes, template.prefix.offsets);
-  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', flate(Buffer.from(first[0]!, 'latin1')));
+  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', flate(Buffer.from(first.content, 'latin1')));
   writer.object(
     INFO_OBJECT,
-    `<< /Title ${template.title} /Producer (certsvc) /CreationDate ${pdfDate(values.issuedAt)} >>`,
+    `<< /Title ${template.title} /Producer (${PRODUCER}) /CreationDate ${pdfDate(values.issuedAt)} >>`,
+  );
+  writer.stream(
+    METADATA_OBJECT,
+    METADATA_DICT,
+    Buffer.concat([template.xmp.head, Buffer.from(xmpDate(values.issuedAt), 'latin1'), template.xmp.tail]),
   );
   let resources = '';
   for (const f of docFonts.values()) resources += `/${f.resource} ${f.firstObject} 0 R `;
   writer.object(FONTS_OBJECT, `<< ${resources}>>`);
   for (const doc of docFonts.values()) writeFont(writer, doc);
-  // The objects after the fonts: the further pages' (a page and its content each), then the seal's,
-  // in a sealable document.
+  // The objects after the fonts: the further pages' (a page and its content each), the structure
+  // elements, then the seal's, in a sealable document.
   const afterFonts = template.objectCount + 5 * (docFonts.size - template.fonts.length);
-  const base = afterFonts + 2 * further.length;
+  const pages: StructurePage[] = [{ id: PAGE, nodes: first.nodes }];
+  further.forEach((page, i) => pages.push({ id: afterFonts + 2 * i, nodes: page.nodes }));
+  const structureFirst = afterFonts + 2 * further.length;
+  const base = structureFirst + elementCount(pages) + (sealable ? 1 : 0);
   if (template.secondPage) {
     const kids = [`${PAGE} 0 R`];
-    further.forEach((content, i) => {
+    further.forEach((page, i) => {
       const id = afterFonts + 2 * i;
       kids.push(`${id} 0 R`);
-      writer.object(id, `<< ${template.pageHead} /Contents ${id + 1} 0 R >>`);
-      writer.stream(id + 1, '/Filter /FlateDecode', flate(Buffer.from(content, 'latin1')));
+      writer.object(id, `<< ${template.pageHead} /StructParents ${i + 1} /Contents ${id + 1} 0 R >>`);
+      writer.stream(id + 1, '/Filter /FlateDecode', flate(Buffer.from(page.content, 'latin1')));
     });
     writer.object(PAGES, `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`);
   }
+  writeStructure(writer, {
+    pages,
+    firstId: structureFirst,
+    rtl: template.rtl,
+    widget: sealable ? sealWidget(base) : undefined,
+  });
   writer.object(
     CATALOG,
-    `<< /Type /Catalog /Pages ${PAGES} 0 R${sealable ? sealCatalogEntries(base) : ''} >>`,
+    `<< /Type /Catalog /Pages ${PAGES} 0 R${template.catalogEntries}${sealable ? sealCatalogEntries(base) : ''} >>`,
   );
   writer.object(PAGE, `<< ${template.pageEntries}${sealable ? sealPageEntries(base) : ''} >>`);
+  // PDF/A asks for the file identifier: the certificate's code and issue time (unique, and the same
+  // for the same certificate), as bytes. No hash: it costs more than the rest of the tags.
+  const fileId = Buffer.from(`${values.uniqueCode}${values.issuedAt}`, 'utf8').toString('hex');
   if (sealable) {
-    writeSealFrame(writer, base, PAGE);
+    writeSealFrame(writer, base, PAGE, pages.length);
     const { bytes, offsets } = writer.build();
     const list: number[] = [];
     for (const [id, at] of offsets) list[id] = at;
-    return { ok: true, unsealed: { body: bytes, offsets: list, base } };
+    return { ok: true, unsealed: { body: bytes, offsets: list, base, fileId } };
   }
-  const pdf = writer.finish(CATALOG, INFO_OBJECT);
+  const pdf = writer.finish(CATALOG, INFO_OBJECT, fileId);
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };
 }
 
@@ -174,74 +198,4 @@ function writeFont(writer: PdfWriter, doc: DocumentFont): void {
   );
   writer.stream(id + 3, `/Filter /FlateDecode /Length1 ${length1}`, fontFile);
   writer.stream(id + 4, '/Filter /FlateDecode', toUnicode);
-}
-
-interface DrawContext {
-  template: CompiledTemplate;
-  values: RenderValues;
-  /** The placeholders' values, by refKey. */
-  resolved: Map<string, string>;
-  sink: GlyphSink;
-  issues: RenderIssue[];
-}
-
-// A page's content: one string, or one per page when the page holds a table that runs onto further
-// pages (everything else on the page repeated on each).
-function drawParts(ctx: DrawContext, parts: ContentPart[]): string[] {
-  const { template, values, resolved, sink, issues } = ctx;
-  let content = '';
-  let table: string[] | undefined;
-  for (const part of parts) {
-    if (typeof part === 'string') {
-      content += part;
-      continue;
-    }
-    if (part.kind === 'table') {
-      const items = values.data?.[part.field];
-      const problems = tableIssues(part, items);
-      issues.push(...problems);
-      if (problems.length > 0) continue;
-      table = tablePages(part, Array.isArray(items) ? (items as ListItem[]) : [], template.pageHeight, sink);
-      // What comes before is on every page; what follows is added to each below.
-      table = table.map((rows) => content + rows);
-      content = '';
-      continue;
-    }
-    if (part.kind === 'qr') {
-      try {
-        content += qrOps(part, values.verificationUrl, template.pageHeight);
-      } catch {
-        issues.push({ path: ['verificationUrl'], message: 'cannot be encoded as a QR code (too long)' });
-      }
-    } else {
-      // A text whose placeholders all print nothing is not drawn (docs/design-format.md).
-      if (part.hideWhenEmpty && part.segments.every((s) => !('ref' in s) || !resolved.get(refKey(s.ref))))
-        continue;
-      let text = '';
-      for (const segment of part.segments) {
-        text +=
-          'ref' in segment
-            ? ISOLATE_START + (resolved.get(refKey(segment.ref)) ?? '') + ISOLATE_END
-            : segment.literal;
-      }
-      const line = shapeLine(text, fontChain(part.own, text, part.style));
-      const culprit = part.segments.find(
-        (s) => 'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data'),
-      );
-      const path = culprit && 'ref' in culprit ? refPath(culprit.ref) : [];
-      if ('uncovered' in line) {
-        issues.push({ path, message: unrenderableMessage(line.uncovered) });
-        continue;
-      }
-      const layout = layoutText(part.box, line, template.pageHeight, sink);
-      if ('ops' in layout) content += layout.ops;
-      else {
-        issues.push({
-          path,
-          message: `is too long to fit its box in design element ${part.elementIndex} at the minimum size ${num(part.box.minSize ?? 0)} pt`,
-        });
-      }
-    }
-  }
-  return table ? table.map((rows) => rows + content) : [content];
 }

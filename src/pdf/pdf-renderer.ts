@@ -128,6 +128,7 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
                 body: asBuffer(outcome.pdf),
                 offsets: outcome.seal!.offsets,
                 base: outcome.seal!.base,
+                fileId: outcome.seal!.fileId,
               },
             }
           : outcome,

@@ -18,6 +18,8 @@ export type { UnsealedPdf };
 
 export const ATTACHMENT_NAME = 'credential.json';
 
+const SIGNATURE_DESCRIPTION = 'Digital signature of the issuer';
+
 const FORM = 0;
 const FIELD = 1;
 const SIGNATURE = 2;
@@ -30,18 +32,29 @@ export function sealCatalogEntries(base: number): string {
   return ` /AcroForm ${base + FORM} 0 R /Names ${base + NAMES} 0 R /AF [${base + FILESPEC} 0 R]`;
 }
 
+/** The signature field's widget annotation: the structure tree tags it as a Form element. */
+export function sealWidget(base: number): number {
+  return base + FIELD;
+}
+
 /** The page's entries of a sealable document. */
 export function sealPageEntries(base: number): string {
   return ` /Annots [${base + FIELD} 0 R]`;
 }
 
-/** The objects of the seal that are the same in every document (the worker writes them). */
-export function writeSealFrame(writer: PdfWriter, base: number, pageId: number): void {
+/**
+ * The objects of the seal that are the same in every document (the worker writes them). The widget
+ * is printable and not hidden, as PDF/A asks of every annotation; of no size, so it needs no
+ * appearance; and tagged (a Form element, `structParent` its key in the parent tree), with a
+ * description (/TU, /Contents), as PDF/UA asks.
+ */
+export function writeSealFrame(writer: PdfWriter, base: number, pageId: number, structParent: number): void {
   writer.object(base + FORM, `<< /Fields [${base + FIELD} 0 R] /SigFlags 3 >>`);
   writer.object(
     base + FIELD,
-    `<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature) /F 132 /Rect [0 0 0 0] ` +
-      `/P ${pageId} 0 R /V ${base + SIGNATURE} 0 R >>`,
+    `<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature) /TU (${SIGNATURE_DESCRIPTION}) ` +
+      `/Contents (${SIGNATURE_DESCRIPTION}) /F 132 /Rect [0 0 0 0] ` +
+      `/P ${pageId} 0 R /StructParent ${structParent} /V ${base + SIGNATURE} 0 R >>`,
   );
   writer.object(
     base + NAMES,
@@ -81,14 +94,14 @@ export async function sealPdf(
   const date = pdfDate(opts.signedAt);
   writer.stream(
     base + EMBEDDED_FILE,
-    `/Type /EmbeddedFile /Subtype /application#2Fjson /Params << /Size ${opts.attachment.length} /ModDate ${date} >>`,
+    `/Type /EmbeddedFile /Subtype /application#2Fvc /Params << /Size ${opts.attachment.length} /ModDate ${date} >>`,
     opts.attachment,
   );
   const placeholder = `[0 ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)}]`;
   const head = `<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M ${date} /ByteRange `;
   const signatureAt = writer.position;
   writer.object(base + SIGNATURE, `${head}${placeholder} /Contents <${'0'.repeat(opts.reserve * 2)}> >>`);
-  const pdf = writer.finish(CATALOG, INFO_OBJECT);
+  const pdf = writer.finish(CATALOG, INFO_OBJECT, unsealed.fileId);
 
   const objectHead = `${base + SIGNATURE} 0 obj\n`.length;
   const rangeAt = signatureAt + objectHead + head.length;

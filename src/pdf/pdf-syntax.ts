@@ -69,6 +69,16 @@ export class PdfWriter {
     this.raw(`${id} 0 obj\n${body}\nendobj\n`);
   }
 
+  /** Several objects at once, in one buffer: their bodies must be ASCII (one byte a character). */
+  objects(list: readonly (readonly [number, string])[]): void {
+    let text = '';
+    for (const [id, body] of list) {
+      this.offsets[id] = this.length + text.length;
+      text += `${id} 0 obj\n${body}\nendobj\n`;
+    }
+    this.raw(text);
+  }
+
   stream(id: number, dict: string, data: Buffer): void {
     this.offsets[id] = this.length;
     this.raw(`${id} 0 obj\n<< ${dict} /Length ${data.length} >>\nstream\n`);
@@ -83,7 +93,8 @@ export class PdfWriter {
     return { bytes: Buffer.concat(this.chunks, this.length), offsets };
   }
 
-  finish(rootId: number, infoId: number): Buffer {
+  /** The cross-reference table and the trailer, with the file identifier `fileId` (hex) when given. */
+  finish(rootId: number, infoId: number, fileId?: string): Buffer {
     const xrefAt = this.length;
     const size = this.offsets.length;
     let xref = `xref\n0 ${size}\n0000000000 65535 f \n`;
@@ -91,7 +102,8 @@ export class PdfWriter {
       const at = this.offsets[id];
       xref += at === undefined ? '0000000000 65535 f \n' : `${String(at).padStart(10, '0')} 00000 n \n`;
     }
-    xref += `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const id = fileId ? ` /ID [<${fileId}> <${fileId}>]` : '';
+    xref += `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
     this.raw(xref);
     return Buffer.concat(this.chunks, this.length);
   }

@@ -21,7 +21,7 @@ export interface RenderTask {
 }
 
 export type WorkerOutcome =
-  | { ok: true; pdf: Uint8Array; sha256: string; seal?: { offsets: number[]; base: number } }
+  | { ok: true; pdf: Uint8Array; sha256: string; seal?: { offsets: number[]; base: number; fileId: string } }
   | { ok: false; issues: RenderIssue[] };
 
 const MAX_CACHED_TEMPLATES = 32;
@@ -53,8 +53,8 @@ export default function renderTask(task: RenderTask) {
       const result = renderDocument(compiled, item, true);
       if (!result.ok) return result;
       if (!('unsealed' in result)) throw new Error('a sealable document was finished');
-      const { body, offsets, base } = result.unsealed;
-      return { ok: true, pdf: new Uint8Array(body), sha256: '', seal: { offsets, base } };
+      const { body, offsets, base, fileId } = result.unsealed;
+      return { ok: true, pdf: new Uint8Array(body), sha256: '', seal: { offsets, base, fileId } };
     }
     const result = renderDocument(compiled, item);
     if (!result.ok) return result;

@@ -30,6 +30,8 @@ export interface UnsealedPdf {
   offsets: number[];
   /** The first of the six sealing objects. */
   base: number;
+  /** The trailer's file identifier (hex). */
+  fileId: string;
 }
 
 export type SealableOutcome = { ok: true; unsealed: UnsealedPdf } | { ok: false; issues: RenderIssue[] };

@@ -1,6 +1,7 @@
 import type { Design, LineElement, Signatory, SignatoryElement } from './design.schema.js';
 import type { ImageObjects } from './image-objects.js';
 import { lineOps } from './lines.js';
+import { artifact } from './structure-tree.js';
 import { lineHeight, type TextBox } from './text-layout.js';
 import type { TrueTypeFont } from './truetype-font.js';
 
@@ -75,14 +76,22 @@ export function signatoryOps(
   element: SignatoryElement,
   design: Pick<Design, 'signatories' | 'page'>,
   metrics: TrueTypeFont,
-  draw: { images: ImageObjects; text: (text: string, box: TextBox) => string },
+  draw: {
+    images: ImageObjects;
+    text: (text: string, box: TextBox) => string;
+    /** The signature image, tagged as a figure with its alternative text. */
+    figure: (ops: string, alt: string, at: { x: number; y: number }) => string;
+  },
 ): string {
   const signatory = design.signatories?.[element.index - 1];
   if (!signatory) throw new Error(`the design has no signatory ${element.index}`);
   const src = signatory.signatureImage;
   const block = signatoryLayout(element, signatory, metrics, src ? draw.images.size(src) : undefined);
-  let ops = src && block.image ? draw.images.place(src, block.image) : '';
-  ops += lineOps(block.rule, design.page.height);
+  let ops =
+    src && block.image
+      ? draw.figure(draw.images.place(src, block.image), `Signature of ${signatory.name}`, block.image)
+      : '';
+  ops += artifact(lineOps(block.rule, design.page.height));
   for (const { text, box } of block.lines) ops += draw.text(text, box);
   return ops;
 }

@@ -8,6 +8,7 @@ import { num, rgb } from './pdf-syntax.js';
 import type { ListItem, RenderIssue } from './render-types.js';
 import { unrenderableCharacters, unrenderableMessage } from './text-check.js';
 import { ISOLATE_END, ISOLATE_START } from './text-runs.js';
+import { artifact, marked, type PageTags, type TagNode } from './structure-tree.js';
 import {
   fittingSize,
   layoutText,
@@ -46,6 +47,9 @@ export interface DynamicTable {
   columns: TableColumnBox[];
   /** The header row and its rule, the same on every page: written once for all documents. */
   headerOps: string;
+  /** The header cells' MCIDs (TH elements), the same on every page. */
+  headerMcids: number[];
+  y: number;
   firstRowY: number;
   rowHeight: number;
   rowsPerPage: number;
@@ -112,6 +116,8 @@ export function compileTable(input: {
   pageHeight: number;
   locale: string;
   sink: GlyphSink;
+  /** The page's marked content: the header cells take their MCIDs from it. */
+  tags: PageTags;
 }): DynamicTable {
   const { element, pageHeight } = input;
   const fonts = elementFonts(element.font, input.custom, input.locale);
@@ -133,6 +139,7 @@ export function compileTable(input: {
     rowHeight,
     rowsPerPage,
     x: element.x,
+    y: element.y,
     width: element.width,
     size: element.size ?? 11,
     color: element.color ?? '#000000',
@@ -142,6 +149,7 @@ export function compileTable(input: {
     locale: input.locale,
   };
   let headerOps = '';
+  const headerMcids: number[] = [];
   element.columns.forEach((c, i) => {
     const line = shapeLine(c.label, fontChain(header.own, c.label, header.style));
     if ('uncovered' in line) throw new Error(`elements[${input.elementIndex}] has characters no font has`);
@@ -152,10 +160,13 @@ export function compileTable(input: {
       pageHeight,
       input.sink,
     );
-    if ('ops' in layout) headerOps += layout.ops;
+    if (!('ops' in layout)) return;
+    const mcid = input.tags.mcid();
+    headerMcids.push(mcid);
+    headerOps += marked('TH', mcid, layout.ops);
   });
-  headerOps += ruleOps(table, element.y + rowHeight, 1, pageHeight);
-  return { ...table, headerOps };
+  headerOps += artifact(ruleOps(table, element.y + rowHeight, 1, pageHeight));
+  return { ...table, headerOps, headerMcids };
 }
 
 /** A cell's text as it is drawn: numbers in the design's language, strings as given. */
@@ -218,33 +229,52 @@ export function tableIssues(table: DynamicTable, items: unknown): RenderIssue[] 
   return issues;
 }
 
-/** The table's content on each of its pages (at least one: the header alone for an empty list). */
+/**
+ * The table's content on each of its pages (at least one: the header alone for an empty list), and
+ * its Table element there (a header row of TH, a row of TD per item), the cells' MCIDs from
+ * `firstMcid` on each page.
+ */
 export function tablePages(
   table: DynamicTable,
   items: ListItem[],
   pageHeight: number,
   sink: GlyphSink,
-): string[] {
-  const pages: string[] = [];
+  firstMcid: number,
+): { ops: string; node: TagNode }[] {
+  const pages: { ops: string; node: TagNode }[] = [];
   const perPage = Math.max(1, table.rowsPerPage);
   const metrics = table.own[0]!.font;
+  const at = { x: table.x, y: table.y };
+  const cell = (role: string, k: number[]): TagNode => ({ role, attrs: '', k, ...at });
   for (let start = 0; start === 0 || start < items.length; start += perPage) {
     let ops = table.headerOps;
+    let mcid = firstMcid;
+    const rows: TagNode[] = [
+      { role: 'TR', attrs: '', k: table.headerMcids.map((id) => cell('TH', [id])), ...at },
+    ];
     items.slice(start, start + perPage).forEach((item, row) => {
       const y = table.firstRowY + row * table.rowHeight;
+      const cells: TagNode[] = [];
+      rows.push({ role: 'TR', attrs: '', k: cells, ...at });
       for (const column of table.columns) {
         const value = cellText(item[column.key], table.locale);
-        if (value === '') continue;
+        if (value === '') {
+          cells.push(cell('TD', []));
+          continue;
+        }
         const box = cellBox(column, y, table, metrics);
         const text = ISOLATE_START + value + ISOLATE_END;
         const line = shapeLine(text, fontChain(table.own, text, table.style));
         if ('uncovered' in line) continue; // refused before (tableIssues)
         const layout = layoutText(box, fitted(line, box, table.own, table.style, value), pageHeight, sink);
-        if ('ops' in layout) ops += layout.ops;
+        if (!('ops' in layout)) continue;
+        const id = mcid++;
+        ops += marked('TD', id, layout.ops);
+        cells.push(cell('TD', [id]));
       }
-      ops += ruleOps(table, y + table.rowHeight, 0.5, pageHeight);
+      ops += artifact(ruleOps(table, y + table.rowHeight, 0.5, pageHeight));
     });
-    pages.push(ops);
+    pages.push({ ops, node: { role: 'Table', attrs: '', k: rows, ...at } });
   }
   return pages;
 }

@@ -1,13 +1,18 @@
 import { CROCKFORD } from '../platform/ids.js';
-import type { Design, QrElement, RectElement } from './design.schema.js';
+import type { Design, QrElement } from './design.schema.js';
 import { designFontFaces, elementFonts } from './design-fonts.js';
 import { fontChain, type Face, type FallbackStyle } from './fonts.js';
 import { ImageObjects } from './image-objects.js';
 import { lineOps } from './lines.js';
 import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
-import { num, PdfWriter, rgb, textString } from './pdf-syntax.js';
+import { num, PdfWriter, textString } from './pdf-syntax.js';
+import { outputIntentProfile, outputIntents } from './output-intent.js';
+import { artifact, PageTags, STRUCT_TREE_ROOT, type TagNode } from './structure-tree.js';
+import { documentLanguage, textLanguage } from './text-language.js';
+import { xmpHalves } from './xmp.js';
+import { backgroundOps, rectOps, textBox, titleIndex } from './template-parts.js';
 import { signatoryOps } from './signatory-block.js';
-import { layoutText, shapeLine, type TextBox } from './text-layout.js';
+import { layoutText, shapeLine, type GlyphSink, type TextBox } from './text-layout.js';
 import { compileTable, type DynamicTable } from './table-layout.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
@@ -44,6 +49,8 @@ export interface DynamicText extends ElementFonts {
   box: TextBox;
   /** Not drawn when every value it shows is empty ("Valid until {{certificate.expiresAt}}" without one). */
   hideWhenEmpty: boolean;
+  /** Its structure element: the design's title (H1) or a paragraph. */
+  role: 'H1' | 'P';
 }
 
 export interface DynamicQr {
@@ -53,6 +60,8 @@ export interface DynamicQr {
   size: number;
   color: string;
   background: string;
+  /** The design's alternative text (a PDF text string); by default one naming the verification link. */
+  alt: string | undefined;
 }
 
 export type ContentPart = string | DynamicText | DynamicQr | DynamicTable;
@@ -80,6 +89,15 @@ export interface CompiledTemplate {
   title: string;
   /** The design's locale (BCP 47): how dates and numbers are written. */
   locale: string;
+  /** The document's language (the catalog's /Lang): the locale, else English. */
+  lang: string;
+  rtl: boolean;
+  /** The marked content every document shares, per page: its elements and how many MCIDs. */
+  tags: { nodes: TagNode[]; count: number }[];
+  /** The catalog's entries after /Pages: language, tags, metadata, output intent. */
+  catalogEntries: string;
+  /** The XMP metadata around the creation date (xmp.ts). */
+  xmp: { head: Buffer; tail: Buffer };
   objectCount: number;
 }
 
@@ -93,7 +111,10 @@ export const PAGE = 3;
 export const CONTENT_OBJECT = 4;
 export const INFO_OBJECT = 5;
 export const FONTS_OBJECT = 6; // the page's font resources: each document has its own fonts
-const FIRST_IMAGE = 7;
+// 7, 8, 9: the structure tree's root, parent tree and Document element (structure-tree.ts)
+export const METADATA_OBJECT = 10;
+const OUTPUT_PROFILE = 11;
+const FIRST_IMAGE = 12;
 
 export function compileTemplate(design: Design): CompiledTemplate {
   const { width: pageWidth, height: pageHeight } = design.page;
@@ -101,6 +122,8 @@ export function compileTemplate(design: Design): CompiledTemplate {
   if (customFonts.issues.length > 0) throw new Error('the design has fonts that cannot be used');
   const writer = new PdfWriter();
   writer.raw('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
+  const profile = outputIntentProfile();
+  writer.stream(OUTPUT_PROFILE, profile.dict, profile.data);
   const images = new ImageObjects(writer, FIRST_IMAGE, pageHeight);
   const { signatories } = design;
   const { fonts, staticSink } = staticFonts();
@@ -108,8 +131,13 @@ export function compileTemplate(design: Design): CompiledTemplate {
   // The content of each page; `parts` and `pending` are those of the page the element is drawn on.
   const pageParts: ContentPart[][] = [[], []];
   let parts = pageParts[0]!;
+  const pageTags = [new PageTags(), new PageTags()];
+  let tags = pageTags[0]!;
+  const archival = archivalEntries(design);
+  const { lang } = archival;
+  const h1 = titleIndex(design);
   // The background is on every page.
-  let pending = backgroundOps(design, images);
+  let pending = artifact(backgroundOps(design, images));
   const flush = (): void => {
     if (pending) parts.push(pending);
     pending = '';
@@ -118,6 +146,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     if (parts === pageParts[page]) return;
     flush();
     parts = pageParts[page]!;
+    tags = pageTags[page]!;
   };
   const refs = new Map<string, { ref: ValueRef; elements: ElementFonts[] }>();
   // Text that is the same on every certificate: its glyphs get fixed subset ids, so it is serialised
@@ -126,29 +155,36 @@ export function compileTemplate(design: Design): CompiledTemplate {
     const line = shapeLine(text, fontChain(fontsOf.own, text, fontsOf.style));
     if ('uncovered' in line) throw new Error(`elements[${elementIndex}] has characters no font has`);
     const layout = layoutText(box, line, pageHeight, staticSink);
-    return 'ops' in layout ? layout.ops : '';
+    if (!('ops' in layout)) return '';
+    const textLang = textLanguage(text, lang);
+    const attrs = textLang === lang ? '' : ` /Lang ${textString(textLang)}`;
+    return tags.mark(elementIndex === h1 ? 'H1' : 'P', attrs, layout.ops, box);
   };
   const locale = design.locale ?? 'en';
   const pageCount = design.pages ?? 1;
+  const tableInput = { custom: customFonts.faces, pageHeight, locale, sink: staticSink };
 
   if (pageCount === 2 && pending) pageParts[1]!.push(pending);
+  const figure = (ops: string, alt: string | undefined, at: { x: number; y: number }): string =>
+    // An image without alternative text is decoration (docs/design-format.md).
+    alt ? tags.mark('Figure', ` /Alt ${textString(alt)}`, ops, at) : artifact(ops);
 
   design.elements.forEach((element, elementIndex) => {
     toPage((element.page ?? 1) - 1);
     switch (element.type) {
       case 'rect':
-        pending += rectOps(element, pageHeight);
+        pending += artifact(rectOps(element, pageHeight));
         break;
       case 'image':
-        pending += images.place(element.src, element);
+        pending += figure(images.place(element.src, element), element.alt?.trim(), element);
         break;
       case 'line':
-        pending += lineOps(element, pageHeight);
+        pending += artifact(lineOps(element, pageHeight));
         break;
       case 'signatory': {
         const fontsOf = elementFonts(element.font, customFonts.faces, design.locale);
         const text = (t: string, box: TextBox) => staticText(t, box, fontsOf, elementIndex);
-        pending += signatoryOps(element, design, fontsOf.own[0]!.font, { images, text });
+        pending += signatoryOps(element, design, fontsOf.own[0]!.font, { images, text, figure });
         break;
       }
       case 'qr':
@@ -159,16 +195,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
         break;
       case 'text': {
         const fontsOf = elementFonts(element.font, customFonts.faces, design.locale);
-        const box: TextBox = {
-          x: element.x,
-          y: element.y,
-          width: element.width,
-          size: element.size ?? 14,
-          minSize: element.minSize,
-          align: element.align ?? 'left',
-          color: element.color ?? '#000000',
-          metrics: fontsOf.own[0]!.font,
-        };
+        const box = textBox(element, fontsOf.own[0]!.font);
         const parsed = parseText(element.text);
         if (parsed.unknown.length > 0) throw new Error(`elements[${elementIndex}] has unknown placeholders`);
         // The signatories' values are the template's: literal text from here on.
@@ -181,37 +208,28 @@ export function compileTemplate(design: Design): CompiledTemplate {
           pending += staticText(text, box, fontsOf, elementIndex);
           break;
         }
-        const showsCode = segments.some(
-          (s) => 'ref' in s && (s.ref.source === 'uniqueCode' || s.ref.source === 'verificationUrl'),
-        );
-        if (showsCode) {
-          const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.style));
-          if (!('uncovered' in line))
-            layoutText({ ...box, minSize: undefined }, line, pageHeight, staticSink);
-        }
+        reserveCodeGlyphs(segments, fontsOf, box, pageHeight, staticSink);
         for (const segment of segments) {
           if (!('ref' in segment)) continue;
-          const key = refKey(segment.ref);
-          const entry = refs.get(key) ?? { ref: segment.ref, elements: [] };
+          const entry = refs.get(refKey(segment.ref)) ?? { ref: segment.ref, elements: [] };
           entry.elements.push(fontsOf);
-          refs.set(key, entry);
+          refs.set(refKey(segment.ref), entry);
         }
         flush();
-        parts.push({ kind: 'text', elementIndex, segments, box, ...fontsOf, hideWhenEmpty: !staticShown });
+        parts.push({
+          kind: 'text',
+          elementIndex,
+          segments,
+          box,
+          ...fontsOf,
+          hideWhenEmpty: !staticShown,
+          role: elementIndex === h1 ? 'H1' : 'P',
+        });
         break;
       }
       case 'table':
         flush();
-        parts.push(
-          compileTable({
-            element,
-            elementIndex,
-            custom: customFonts.faces,
-            pageHeight,
-            locale,
-            sink: staticSink,
-          }),
-        );
+        parts.push(compileTable({ ...tableInput, element, elementIndex, tags }));
         break;
     }
   });
@@ -219,15 +237,13 @@ export function compileTemplate(design: Design): CompiledTemplate {
 
   const compiledFonts = [...fonts.values()];
   let { nextObject } = images;
-  for (const f of compiledFonts) {
-    f.firstObject = nextObject;
-    nextObject += 5;
-  }
+  for (const f of compiledFonts) f.firstObject = (nextObject += 5) - 5;
   // A design of two pages has as many as its table needs: each document writes its page tree.
   if (pageCount === 1) writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
+  // /StructParents follows: each page's key in the structure's parent tree.
   const pageHead =
     `/Type /Page /Parent ${PAGES} 0 R /MediaBox [0 0 ${num(pageWidth)} ${num(pageHeight)}] ` +
-    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >>`;
+    `/Resources << /Font ${FONTS_OBJECT} 0 R /XObject << ${images.entries()} >> >> /Tabs /S`;
 
   return {
     pageHeight,
@@ -237,21 +253,44 @@ export function compileTemplate(design: Design): CompiledTemplate {
     refs: [...refs.values()],
     requiredKeys: design.fields.filter((f) => f.required).map((f) => f.key),
     prefix: writer.build(),
-    pageEntries: `${pageHead} /Contents ${CONTENT_OBJECT} 0 R`,
+    pageEntries: `${pageHead} /StructParents 0 /Contents ${CONTENT_OBJECT} 0 R`,
     pageHead,
-    title: textString(design.name),
     locale,
+    ...archival,
+    tags: pageTags.map((t) => ({ nodes: t.nodes, count: t.count })),
     objectCount: nextObject,
   };
 }
 
-function rectOps(element: RectElement, pageHeight: number): string {
-  const y = pageHeight - element.y - element.height;
-  const rect = `${num(element.x)} ${num(y)} ${num(element.width)} ${num(element.height)} re`;
-  const fill = element.fill ? `${rgb(element.fill)} rg ` : '';
-  const stroke = element.stroke ? `${rgb(element.stroke)} RG ${num(element.strokeWidth ?? 1)} w ` : '';
-  const paint = element.fill && element.stroke ? 'B' : element.fill ? 'f' : element.stroke ? 'S' : 'n';
-  return `q ${fill}${stroke}${rect} ${paint} Q\n`;
+// What a tagged, PDF/A document says of itself: its title, language, tags, metadata, output intent.
+function archivalEntries(design: Design) {
+  const lang = documentLanguage(design.locale);
+  return {
+    title: textString(design.name),
+    lang,
+    rtl: /^(ar|he|fa|ur)\b/i.test(lang),
+    catalogEntries:
+      ` /Lang ${textString(lang)} /MarkInfo << /Marked true >> /StructTreeRoot ${STRUCT_TREE_ROOT} 0 R` +
+      ` /ViewerPreferences << /DisplayDocTitle true >> /Metadata ${METADATA_OBJECT} 0 R` +
+      ` /OutputIntents ${outputIntents(OUTPUT_PROFILE)}`,
+    xmp: xmpHalves(design.name, lang),
+  };
+}
+
+// A text showing the code or the URL: the code's characters in the template's subsets (CODE_CHARACTERS).
+function reserveCodeGlyphs(
+  segments: Segment[],
+  fontsOf: ElementFonts,
+  box: TextBox,
+  pageHeight: number,
+  sink: GlyphSink,
+): void {
+  const showsCode = segments.some(
+    (s) => 'ref' in s && (s.ref.source === 'uniqueCode' || s.ref.source === 'verificationUrl'),
+  );
+  if (!showsCode) return;
+  const line = shapeLine(CODE_CHARACTERS, fontChain(fontsOf.own, CODE_CHARACTERS, fontsOf.style));
+  if (!('uncovered' in line)) layoutText({ ...box, minSize: undefined }, line, pageHeight, sink);
 }
 
 function qrPart(element: QrElement): DynamicQr {
@@ -263,6 +302,7 @@ function qrPart(element: QrElement): DynamicQr {
     size,
     color: element.color ?? '#000000',
     background: element.background ?? '#FFFFFF',
+    alt: element.alt?.trim() ? textString(element.alt.trim()) : undefined,
   };
 }
 
@@ -278,18 +318,6 @@ function staticFonts() {
     return { resource: f.resource, cid: glyphCid(f, gid, text) };
   };
   return { fonts, staticSink };
-}
-
-function backgroundOps(design: Design, images: ImageObjects): string {
-  const { width, height } = design.page;
-  let ops = '';
-  if (design.background?.color) {
-    ops += `q ${rgb(design.background.color)} rg 0 0 ${num(width)} ${num(height)} re f Q\n`;
-  }
-  if (design.background?.image) {
-    ops += images.place(design.background.image, { x: 0, y: 0, width, height });
-  }
-  return ops;
 }
 
 export function emptySubset(): SubsetState {

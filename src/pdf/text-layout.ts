@@ -40,11 +40,30 @@ export interface ShapedLine {
 
 export type TextLayout = { ops: string } | { tooLong: true; fittingSize: number };
 
-export function shapeLine(text: string, chain: readonly Face[]): ShapedLine | { uncovered: string[] } {
+/**
+ * How a line is tagged (structure-tree.ts): `open` gives the operator that opens a marked-content
+ * sequence for the runs from `start`; the runs inside `own` (the recipient's name) get sequences of
+ * their own, the others share theirs.
+ */
+export interface LineTag {
+  own?: readonly [number, number];
+  open(own: boolean, start: number): string;
+}
+
+/**
+ * The line's runs, shaped. `cuts` (indices of `text` at isolates) split runs there, so that a value
+ * has runs of its own: the glyphs are the same, as words are shaped alone (shaping.ts).
+ */
+export function shapeLine(
+  text: string,
+  chain: readonly Face[],
+  cuts?: readonly number[],
+): ShapedLine | { uncovered: string[] } {
   const itemized = itemize(text, chain);
   if ('uncovered' in itemized) return itemized;
   let em = 0;
-  const runs = itemized.runs.map((run) => {
+  const pieces = cuts ? splitRuns(itemized.runs, cuts) : itemized.runs;
+  const runs = pieces.map((run) => {
     const glyphs = shapeRun(text, run);
     let units = 0;
     for (const g of glyphs) units += g.advance;
@@ -52,6 +71,22 @@ export function shapeLine(text: string, chain: readonly Face[]): ShapedLine | { 
     return { run, glyphs };
   });
   return { runs, em, source: text, text: text.replaceAll(ISOLATE_START, '').replaceAll(ISOLATE_END, '') };
+}
+
+// Runs split at the cuts inside them, in visual order (a right-to-left run's last piece first).
+function splitRuns(runs: readonly TextRun[], cuts: readonly number[]): TextRun[] {
+  const out: TextRun[] = [];
+  for (const run of runs) {
+    const inside = cuts.filter((c) => c > run.start && c < run.end);
+    if (inside.length === 0) {
+      out.push(run);
+      continue;
+    }
+    const bounds = [run.start, ...inside, run.end];
+    const parts = bounds.slice(1).map((end, i) => ({ ...run, start: bounds[i]!, end }));
+    out.push(...(run.rtl ? parts.reverse() : parts));
+  }
+  return out;
 }
 
 /** Largest size (2 decimals) at which the line fits the width, capped by `size`. */
@@ -65,7 +100,13 @@ export function pdfWidth(font: TrueTypeFont, gid: number): number {
   return Math.round((font.advance(gid) * 1000) / font.unitsPerEm);
 }
 
-export function layoutText(box: TextBox, line: ShapedLine, pageHeight: number, sink: GlyphSink): TextLayout {
+export function layoutText(
+  box: TextBox,
+  line: ShapedLine,
+  pageHeight: number,
+  sink: GlyphSink,
+  tag?: LineTag,
+): TextLayout {
   if (line.runs.length === 0) return { ops: '' };
   const size = fittingSize(line, box.width, box.size);
   if (size < box.size && (size <= 0 || (box.minSize !== undefined && size < box.minSize)))
@@ -80,7 +121,16 @@ export function layoutText(box: TextBox, line: ShapedLine, pageHeight: number, s
   const y = num(pageHeight - baselineFromTop(box, size));
   let ops = `BT ${rgb(box.color)} rg\n`;
   let resource = '';
+  let group: boolean | undefined; // the runs being marked: the name's (true) or not
   for (const { run, glyphs } of line.runs) {
+    if (tag) {
+      const own = tag.own !== undefined && run.start >= tag.own[0] && run.end <= tag.own[1];
+      if (own !== group) {
+        if (group !== undefined) ops += 'EMC\n';
+        ops += tag.open(own, run.start);
+        group = own;
+      }
+    }
     const { font } = run.face;
     const perUnit = 1000 / font.unitsPerEm;
     const piece = line.source.slice(run.start, run.end);
@@ -118,6 +168,7 @@ export function layoutText(box: TextBox, line: ShapedLine, pageHeight: number, s
       : `${shown}\n`;
     x += (target / 1000) * size;
   }
+  if (group !== undefined) ops += 'EMC\n';
   ops += 'ET\n';
   return { ops };
 }

@@ -1,9 +1,24 @@
-import type { LineElement, SignatoryElement } from '../../pdf/design.schema.js';
+import type { ImageElement, LineElement, QrElement, SignatoryElement } from '../../pdf/design.schema.js';
 import type { Studio } from './context.js';
 import { input } from './inputs.js';
 import { colorProp, fontProps, numberProp } from './prop-inputs.js';
 
-// The properties of a line and of a signatory block (the properties panel, properties.ts).
+// The properties of a line and of a signatory block, and the alternative text of an image or the QR
+// code (the properties panel, properties.ts).
+
+/**
+ * What a screen reader says for the image in the tagged PDF (docs/design-format.md): an image
+ * without it is decoration; the QR code's default names its verification link.
+ */
+export function altProp(studio: Studio, e: ImageElement | QrElement): HTMLElement {
+  return input(studio, 'Alternative text', e.alt ?? '', 'text', (v) =>
+    studio.state.commit(() => {
+      const alt = v.trim().slice(0, 500);
+      if (alt) e.alt = alt;
+      else delete e.alt;
+    }),
+  );
+}
 
 export function lineProps(studio: Studio, e: LineElement): HTMLElement[] {
   const { state } = studio;

@@ -2,7 +2,7 @@ import type { TextElement } from '../../pdf/design.schema.js';
 import type { Studio } from './context.js';
 import { input } from './inputs.js';
 import { colorProp, fontProps, numberProp } from './prop-inputs.js';
-import { lineProps, signatoryProps } from './element-props.js';
+import { altProp, lineProps, signatoryProps } from './element-props.js';
 import { insertField } from './insert-field.js';
 import { tableProps } from './table.js';
 
@@ -72,6 +72,7 @@ export function drawProps(studio: Studio): void {
     });
     parts.push(picker);
   }
+  if (e.type === 'image' || e.type === 'qr') parts.push(altProp(studio, e));
   if (e.type === 'rect')
     parts.push(
       colorProp(studio, e, 'fill', 'Fill', '#ffffff'),
