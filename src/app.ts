@@ -28,6 +28,7 @@ import { healthRoutes, installRequestMetrics } from './modules/health/health.rou
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
 import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
+import { walletRoutes } from './modules/wallet/wallet.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -163,6 +164,11 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   auditRoutes(app, deps.services.audit);
   verifyRoutes(app, deps.services.verify);
   credentialsRoutes(app, deps.services.proof);
+  walletRoutes(app, {
+    wallet: deps.services.wallet,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    rateLimitStore: deps.rateLimitStore,
+  });
   openapiRoutes(app);
   docsRoutes(app);
   faviconRoutes(app);

@@ -71,6 +71,7 @@ const load = {
   team: () => import('./modules/users/team.service.js'),
   security: () => import('./modules/users/security.service.js'),
   sso: () => import('./modules/sso/sso.service.js'),
+  wallet: () => import('./modules/wallet/wallet.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -97,6 +98,7 @@ export interface ServiceMap {
   team: ReturnType<Loaded<'team'>['createTeamService']>;
   security: ReturnType<Loaded<'security'>['createSecurityService']>;
   sso: ReturnType<Loaded<'sso'>['createSsoService']>;
+  wallet: ReturnType<Loaded<'wallet'>['createWalletService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -227,6 +229,13 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       vault: deps.vault,
       now: deps.now,
       publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+  wallet: async ({ deps, get }) =>
+    (await load.wallet()).createWalletService({
+      db: deps.db,
+      proof: await get('proof'),
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
     }),
 };
 
