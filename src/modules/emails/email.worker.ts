@@ -190,19 +190,10 @@ export function startEmailWorker(deps: {
   }
 
   async function deliver(job: repo.Job) {
-    let claimToken: string | undefined;
     try {
-      claimToken = await claimTokenFor(db, job, now());
-    } catch (err) {
-      await recordSendError(db, job, err, { retryScale, logger, onOutcome: deps.onOutcome });
-      return;
-    }
-    const message = messageOrRefusal(job, deps, claimToken);
-    if (typeof message === 'string') {
-      await repo.markFailed(db, job, message);
-      return;
-    }
-    try {
+      // The wallet link's token is minted as the message is composed (a failure is retried).
+      const message = messageOrRefusal(job, deps, await claimTokenFor(db, job, now()));
+      if (typeof message === 'string') return await repo.markFailed(db, job, message);
       await deps.transport.send(message);
       await repo.markSent(db, job);
       deps.onOutcome?.('sent');

@@ -45,9 +45,17 @@ dd{margin:.1rem 0 0;font-size:1.05rem;font-weight:600;overflow-wrap:anywhere}
 function switcher(lang: Language): Html {
   const links = LANGUAGES.map(
     (l) =>
-      html`<a href="?lang=${l}" lang="${l}" hreflang="${l}"${when(l === lang, () => html` aria-current="true"`)}>${LANGUAGE_NAMES[l]}</a>\n`,
+      html`<a
+        href="?lang=${l}"
+        lang="${l}"
+        hreflang="${l}"
+        ${when(l === lang, () => html` aria-current="true"`)}
+        >${LANGUAGE_NAMES[l]}</a
+      > `,
   );
-  return html`<nav class="langs" id="languages" aria-label="${message(lang, 'page.language')}">\n${links}</nav>`;
+  return html`<nav class="langs" id="languages" aria-label="${message(lang, 'page.language')}">
+    ${links}
+  </nav>`;
 }
 
 export function createClaimPages(publicBaseUrl: string) {
@@ -65,24 +73,22 @@ export function createClaimPages(publicBaseUrl: string) {
 
   function page(lang: Language, title: string, body: Html): string {
     return html`<!doctype html>
-<html lang="${lang}" dir="${direction(lang)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-${safe(FAVICON_LINK)}
-<style>${safe(style)}</style>
-</head>
-<body>
-<main>
-${switcher(lang)}
-${body}
-</main>
-</body>
-</html>
-`.toString();
+      <html lang="${lang}" dir="${direction(lang)}">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="robots" content="noindex" />
+          <meta name="referrer" content="no-referrer" />
+          <title>${title}</title>
+          ${safe(FAVICON_LINK)}
+          <style>
+            ${safe(style)}
+          </style>
+        </head>
+        <body>
+          <main>${switcher(lang)} ${body}</main>
+        </body>
+      </html> `.toString();
   }
 
   return {
@@ -97,54 +103,69 @@ ${body}
       const say = messagesIn(lang).html;
       const interact = interactionUrl(publicBaseUrl, view.token);
       const qr = `data:image/png;base64,${qrPng(interact, 6).toString('base64')}`;
-      const date = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(view.expiresAt);
+      const date = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' }).format(
+        view.expiresAt,
+      );
       const body = html`<article class="card" id="claim">
-<h1>${say('claim.heading')}</h1>
-<dl>
-<div><dt>${say('label.awardedFor')}</dt><dd id="title" dir="auto">${view.title}</dd></div>
-<div><dt>${say('label.awardedTo')}</dt><dd id="recipient-name" dir="auto">${view.recipientName}</dd></div>
-<div><dt>${say('label.issuedBy')}</dt><dd id="issuer-name" dir="auto">${view.issuerName}</dd></div>
-</dl>
-<p>${say('claim.intro')}</p>
-<img class="qr" id="wallet-qr" src="${qr}" width="220" height="220" alt="${say('claim.qrAlt')}">
-<div class="actions">
-<a class="btn primary" id="add-to-wallet" href="${interact}">${say('claim.add')}</a>
-<a class="btn" id="download-badge" href="${view.token}/badge.png" download>${say('claim.badge')}</a>
-<a class="btn" id="request-correction" href="${view.token}/correction">${say('claim.correction')}</a>
-</div>
-<p class="note" id="claim-uses">${say('claim.uses', { date: html`${date}`, n: html`${String(view.claimsLeft)}` })}</p>
-<p class="note">${say('claim.private')}</p>
-</article>`;
+        <h1>${say('claim.heading')}</h1>
+        <dl>
+          <div>
+            <dt>${say('label.awardedFor')}</dt>
+            <dd id="title" dir="auto">${view.title}</dd>
+          </div>
+          <div>
+            <dt>${say('label.awardedTo')}</dt>
+            <dd id="recipient-name" dir="auto">${view.recipientName}</dd>
+          </div>
+          <div>
+            <dt>${say('label.issuedBy')}</dt>
+            <dd id="issuer-name" dir="auto">${view.issuerName}</dd>
+          </div>
+        </dl>
+        <p>${say('claim.intro')}</p>
+        <img class="qr" id="wallet-qr" src="${qr}" width="220" height="220" alt="${say('claim.qrAlt')}" />
+        <div class="actions">
+          <a class="btn primary" id="add-to-wallet" href="${interact}">${say('claim.add')}</a>
+          <a class="btn" id="download-badge" href="${view.token}/badge.png" download>${say('claim.badge')}</a>
+          <a class="btn" id="request-correction" href="${view.token}/correction"
+            >${say('claim.correction')}</a
+          >
+        </div>
+        <p class="note" id="claim-uses">
+          ${say('claim.uses', { date: html`${date}`, n: html`${String(view.claimsLeft)}` })}
+        </p>
+        <p class="note">${say('claim.private')}</p>
+      </article>`;
       return page(lang, message(lang, 'claim.title', { title: view.title, name: view.recipientName }), body);
     },
 
     // The one answer of "Email me the wallet link", whatever happened.
     walletLinkSent(lang: Language, code: string): string {
       const say = messagesIn(lang).html;
-      const back = /^[0-9A-Za-z]{1,64}$/.test(code) ? `${publicBaseUrl}/verify/${code}` : `${publicBaseUrl}/verify/`;
+      const back = `${publicBaseUrl}/verify/${encodeURIComponent(code)}`;
       const body = html`<article class="card" id="wallet-link-sent">
-<h1>${say('wallet.sent.heading')}</h1>
-<p id="wallet-link-message" role="status">${say('wallet.sent.text')}</p>
-<p><a class="btn" href="${back}">${say('wallet.sent.back')}</a></p>
-</article>`;
+        <h1>${say('wallet.sent.heading')}</h1>
+        <p id="wallet-link-message" role="status">${say('wallet.sent.text')}</p>
+        <p><a class="btn" href="${back}">${say('wallet.sent.back')}</a></p>
+      </article>`;
       return page(lang, message(lang, 'wallet.sent.heading'), body);
     },
 
     notFound(lang: Language): string {
       const say = messagesIn(lang).html;
       const body = html`<article class="card gone" id="claim" data-state="not-found">
-<h1>${say('claim.notFound.heading')}</h1>
-<p id="claim-message">${say('claim.notFound.text')}</p>
-</article>`;
+        <h1>${say('claim.notFound.heading')}</h1>
+        <p id="claim-message">${say('claim.notFound.text')}</p>
+      </article>`;
       return page(lang, message(lang, 'claim.notFound.heading'), body);
     },
 
     gone(reason: 'expired' | 'used_up' | 'revoked' | 'superseded', lang: Language): string {
       const say = messagesIn(lang).html;
       const body = html`<article class="card gone" id="claim" data-state="gone" data-reason="${reason}">
-<h1>${say('claim.gone.heading')}</h1>
-<p id="claim-message">${say(`claim.gone.${reason}`)}</p>
-</article>`;
+        <h1>${say('claim.gone.heading')}</h1>
+        <p id="claim-message">${say(`claim.gone.${reason}`)}</p>
+      </article>`;
       return page(lang, message(lang, 'claim.gone.heading'), body);
     },
   };

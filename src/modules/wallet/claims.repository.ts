@@ -16,7 +16,10 @@ export interface ClaimRecord {
 
 export async function insertClaim(
   tx: Queryable,
-  input: { tokenId: string; certificateId: string; accountId: string; at: Date } & Omit<ClaimRecord, 'claimedAt'>,
+  input: { tokenId: string; certificateId: string; accountId: string; at: Date } & Omit<
+    ClaimRecord,
+    'claimedAt'
+  >,
 ): Promise<void> {
   await tx.query(
     `INSERT INTO credential_claims (id, claim_token_id, certificate_id, account_id, claimed_at, holder_did, protocol, format)
@@ -35,13 +38,27 @@ export async function insertClaim(
 }
 
 /** A certificate's claims, newest first (the dashboard's certificate page). */
-export async function listClaims(db: Queryable, accountId: string, certificateId: string): Promise<ClaimRecord[]> {
-  const { rows } = await db.query<{ claimed_at: Date; holder_did: string; protocol: ClaimProtocol; format: ClaimFormat }>(
+export async function listClaims(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<ClaimRecord[]> {
+  const { rows } = await db.query<{
+    claimed_at: Date;
+    holder_did: string;
+    protocol: ClaimProtocol;
+    format: ClaimFormat;
+  }>(
     `SELECT claimed_at, holder_did, protocol, format FROM credential_claims
       WHERE account_id = $1 AND certificate_id = $2 ORDER BY claimed_at DESC, id DESC LIMIT 200`,
     [accountId, certificateId],
   );
-  return rows.map((r) => ({ claimedAt: r.claimed_at, holderDid: r.holder_did, protocol: r.protocol, format: r.format }));
+  return rows.map((r) => ({
+    claimedAt: r.claimed_at,
+    holderDid: r.holder_did,
+    protocol: r.protocol,
+    format: r.format,
+  }));
 }
 
 export const EXCHANGE_TTL_MS = 15 * 60 * 1000;

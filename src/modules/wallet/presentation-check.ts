@@ -35,7 +35,10 @@ export function readPresentation(body: unknown): PresentationClaim {
   const presentation = isObject(body) ? body.verifiablePresentation : undefined;
   if (!isObject(presentation)) return refuse([], 'Send { "verifiablePresentation": { ... } }');
   const types = presentation.type;
-  if (!(types === 'VerifiablePresentation' || (Array.isArray(types) && types.includes('VerifiablePresentation')))) {
+  if (!(
+    types === 'VerifiablePresentation' ||
+    (Array.isArray(types) && types.includes('VerifiablePresentation'))
+  )) {
     refuse(['type'], 'The presentation must be of type VerifiablePresentation');
   }
   const holder = presentation.holder;
@@ -64,7 +67,10 @@ async function canonical(document: Json): Promise<string> {
 }
 
 /** Checks the presentation's proof: its form, domain, key (the holder's) and signature. */
-export async function verifyPresentation(claim: PresentationClaim, expected: { domain: string }): Promise<void> {
+export async function verifyPresentation(
+  claim: PresentationClaim,
+  expected: { domain: string },
+): Promise<void> {
   const { presentation, proof, holder } = claim;
   const suite =
     proof.type === 'DataIntegrityProof' && proof.cryptosuite === 'eddsa-rdfc-2022'
@@ -73,7 +79,10 @@ export async function verifyPresentation(claim: PresentationClaim, expected: { d
         ? 'Ed25519Signature2020'
         : undefined;
   if (!suite) {
-    refuse(['proof', 'type'], 'The proof must be a DataIntegrityProof (eddsa-rdfc-2022) or an Ed25519Signature2020');
+    refuse(
+      ['proof', 'type'],
+      'The proof must be a DataIntegrityProof (eddsa-rdfc-2022) or an Ed25519Signature2020',
+    );
   }
   if (proof.proofPurpose !== 'authentication') {
     refuse(['proof', 'proofPurpose'], 'The proof must be for authentication');

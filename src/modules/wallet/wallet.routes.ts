@@ -52,7 +52,11 @@ export function walletRoutes(
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const pages = createClaimPages(deps.publicBaseUrl);
   const htmlReply = (reply: FastifyReply, lang: Language) =>
-    reply.type('text/html; charset=utf-8').headers(pages.headers).header('Content-Language', lang).header('Vary', 'Accept-Language');
+    reply
+      .type('text/html; charset=utf-8')
+      .headers(pages.headers)
+      .header('Content-Language', lang)
+      .header('Vary', 'Accept-Language');
 
   api.get(
     '/claim/:token',
@@ -64,8 +68,10 @@ export function walletRoutes(
         return htmlReply(reply, lang).send(pages.claim(view, lang));
       } catch (err) {
         const lang = pageLanguage(request);
-        if (err instanceof ClaimTokenGoneError) return htmlReply(reply, lang).code(410).send(pages.gone(err.reason, lang));
-        if (err instanceof AppError && err.code === 'not_found') return htmlReply(reply, lang).code(404).send(pages.notFound(lang));
+        if (err instanceof ClaimTokenGoneError)
+          return htmlReply(reply, lang).code(410).send(pages.gone(err.reason, lang));
+        if (err instanceof AppError && err.code === 'not_found')
+          return htmlReply(reply, lang).code(404).send(pages.notFound(lang));
         throw err;
       }
     },
@@ -90,7 +96,10 @@ export function walletRoutes(
     },
     async (request, reply) => {
       const answer = await wallet.protocols(request.params.token);
-      return reply.header('Cache-Control', 'no-store').header('Access-Control-Allow-Origin', '*').send(answer);
+      return reply
+        .header('Cache-Control', 'no-store')
+        .header('Access-Control-Allow-Origin', '*')
+        .send(answer);
     },
   );
 
@@ -108,7 +117,9 @@ export function walletRoutes(
       const body = request.body as unknown;
       reply.header('Cache-Control', 'no-store').header('Access-Control-Allow-Origin', '*');
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-        throw new ValidationError([{ path: [], message: 'Send {} to start, or { "verifiablePresentation": ... }' }]);
+        throw new ValidationError([
+          { path: [], message: 'Send {} to start, or { "verifiablePresentation": ... }' },
+        ]);
       }
       if (body === undefined || (body as Record<string, unknown>).verifiablePresentation === undefined) {
         return reply.send(await wallet.startExchange(request.params.token));
@@ -130,10 +141,16 @@ export function walletRoutes(
       const { perCertificate, perIp } = WALLET_LINK_LIMITS;
       const ip = await deps.rateLimitStore.consume(`wallet-link-ip:${request.ip}`, perIp.max, perIp.windowMs);
       const cert = ip.allowed
-        ? await deps.rateLimitStore.consume(`wallet-link:${certificateKey}`, perCertificate.max, perCertificate.windowMs)
+        ? await deps.rateLimitStore.consume(
+            `wallet-link:${certificateKey}`,
+            perCertificate.max,
+            perCertificate.windowMs,
+          )
         : ip;
       if (cert.allowed) {
-        await wallet.requestWalletLink(code).catch((err: unknown) => request.log.error({ err }, 'wallet link not queued'));
+        await wallet
+          .requestWalletLink(code)
+          .catch((err: unknown) => request.log.error({ err }, 'wallet link not queued'));
       }
       return htmlReply(reply, lang).send(pages.walletLinkSent(lang, code));
     },

@@ -3,7 +3,13 @@ import type { Db } from '../../platform/db/db.js';
 import { ConflictError, ValidationError } from '../../platform/errors.js';
 import { isUniqueCode, uuidv7 } from '../../platform/ids.js';
 import { VC_V2 } from '../../platform/proof/contexts.js';
-import { ClaimTokenGoneError, CLAIMS_PER_TOKEN, countClaim, resolveClaimToken, type ClaimTarget } from '../shared/claim-tokens.js';
+import {
+  ClaimTokenGoneError,
+  CLAIMS_PER_TOKEN,
+  countClaim,
+  resolveClaimToken,
+  type ClaimTarget,
+} from '../shared/claim-tokens.js';
 import { credentialOfferDeepLink, exchangeUrl } from '../shared/wallet-links.js';
 import { enqueueSend } from '../emails/emails.repository.js';
 import type { ProofService } from '../proof/proof.service.js';
@@ -48,7 +54,12 @@ export async function recordClaim(
   });
 }
 
-export function createWalletService(deps: { db: Db; proof: ProofService; publicBaseUrl: string; now: () => Date }) {
+export function createWalletService(deps: {
+  db: Db;
+  proof: ProofService;
+  publicBaseUrl: string;
+  now: () => Date;
+}) {
   const { db, proof, publicBaseUrl } = deps;
   // The domain a presentation must name: the host (and port) of PUBLIC_BASE_URL (docs/wallets.md).
   const domain = new URL(publicBaseUrl).host;
@@ -60,7 +71,12 @@ export function createWalletService(deps: { db: Db; proof: ProofService; publicB
     async claimPage(token: string): Promise<ClaimPageView> {
       const target = await resolveClaimToken(db, token, deps.now());
       const facts = await claimFacts(db, target.certificateId);
-      return { ...facts, token, expiresAt: target.expiresAt, claimsLeft: CLAIMS_PER_TOKEN - target.claimsUsed };
+      return {
+        ...facts,
+        token,
+        expiresAt: target.expiresAt,
+        claimsLeft: CLAIMS_PER_TOKEN - target.claimsUsed,
+      };
     },
 
     /** The VCALM interaction URL's answer: the protocols a wallet may use with this token. */
@@ -86,7 +102,10 @@ export function createWalletService(deps: { db: Db; proof: ProofService; publicB
             {
               type: 'DIDAuthentication',
               acceptedMethods: [{ method: 'key' }],
-              acceptedCryptosuites: [{ cryptosuite: 'eddsa-rdfc-2022' }, { cryptosuite: 'Ed25519Signature2020' }],
+              acceptedCryptosuites: [
+                { cryptosuite: 'eddsa-rdfc-2022' },
+                { cryptosuite: 'Ed25519Signature2020' },
+              ],
             },
           ],
           challenge,
