@@ -5,6 +5,7 @@ import { mintClaimToken } from '../../src/modules/shared/claim-tokens.js';
 import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { referenceVerify } from '../credentials/reference.js';
 import { makeHolder, type Holder } from './holder.js';
+import { signedInMember } from '../dashboard/form-client.js';
 
 // The VC API exchange end to end (decisions 22): the protocols list, POST {} for a DIDAuthentication
 // request, a presentation signed by a did:key holder with the digitalbazaar libraries, and the bound
@@ -104,6 +105,15 @@ describe('the VC API exchange', () => {
       claims.map((c) => [c.holderDid, c.protocol, c.format]),
       [[holder.did, 'vcapi', 'ldp_vc']],
     );
+
+    // The dashboard's certificate page lists the claim.
+    const member = await signedInMember(t, tenant.accountId);
+    const page = await member.get(`/dashboard/certificates/${certificate.id}`);
+    assert.equal(page.statusCode, 200);
+    const section = /<table[^>]*id="wallet-claims"[\s\S]*?<\/table>/.exec(page.body)?.[0] ?? '';
+    assert.match(section, new RegExp(holder.did));
+    assert.match(section, /VC API/);
+    assert.match(section, /ldp_vc/);
 
     // The same exchange again: refused, not counted.
     assertRefused(await post(token, { verifiablePresentation: vp }), 409, 'conflict');
