@@ -33,3 +33,13 @@ declare module '@digitalbazaar/ed25519-multikey' {
     signer(): unknown;
   }>;
 }
+declare module 'jsonld-signatures' {
+  const jsigs: {
+    suites: {
+      LinkedDataSignature: new (opts: Record<string, unknown>) => {
+        signer: { sign(o: { data: Uint8Array }): Promise<Uint8Array> };
+      };
+    };
+  };
+  export default jsigs;
+}

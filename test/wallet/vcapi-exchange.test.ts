@@ -120,6 +120,20 @@ describe('the VC API exchange', () => {
     assert.equal(await claimsUsed(certificate.id), 1);
   });
 
+  it('accepts an Ed25519Signature2020 presentation (VC 1.1), and refuses it for another domain', async () => {
+    const { certificate, token } = await newToken();
+    const holder = await makeHolder();
+    const request = await start(token);
+    const wrong = await holder.present2020({ challenge: request.challenge, domain: 'evil.example' });
+    assertRefused(await post(token, { verifiablePresentation: wrong }), 422, 'validation_error');
+    const vp = await holder.present2020({ challenge: request.challenge, domain: request.domain });
+    assert.equal((vp.proof as Json).type, 'Ed25519Signature2020');
+    const res = await post(token, { verifiablePresentation: vp });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().verifiablePresentation.verifiableCredential[0].credentialSubject.id, holder.did);
+    assert.equal(await claimsUsed(certificate.id), 1);
+  });
+
   it('refuses a wrong challenge, a wrong domain, another key, a tampered presentation; nothing counted', async () => {
     const { certificate, token } = await newToken();
     const holder = await makeHolder();
