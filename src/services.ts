@@ -74,6 +74,7 @@ const load = {
   sso: () => import('./modules/sso/sso.service.js'),
   recipients: () => import('./modules/recipients/recipients.service.js'),
   corrections: () => import('./modules/recipients/corrections.service.js'),
+  wallet: () => import('./modules/wallet/wallet.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -103,6 +104,7 @@ export interface ServiceMap {
   sso: ReturnType<Loaded<'sso'>['createSsoService']>;
   recipients: ReturnType<Loaded<'recipients'>['createRecipientsService']>;
   corrections: ReturnType<Loaded<'corrections'>['createCorrectionsService']>;
+  wallet: ReturnType<Loaded<'wallet'>['createWalletService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -260,6 +262,13 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       onMailFailed: (err) => deps.logger.error({ err }, 'a correction email could not be sent'),
     });
   },
+  wallet: async ({ deps, get }) =>
+    (await load.wallet()).createWalletService({
+      db: deps.db,
+      proof: await get('proof'),
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+    }),
 };
 
 // A service this process did not build: any use of it is a bug of the command that left it out.

@@ -21,3 +21,25 @@ declare module '@digitalbazaar/ed25519-multikey' {
 declare module '@digitalbazaar/vc-bitstring-status-list' {
   export function checkStatus(opts: Record<string, unknown>): Promise<{ verified: boolean; error?: unknown }>;
 }
+declare module '@digitalbazaar/vc' {
+  export function createPresentation(opts: Record<string, unknown>): Record<string, unknown>;
+  export function signPresentation(opts: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+declare module '@digitalbazaar/ed25519-multikey' {
+  export function generate(opts?: Record<string, unknown>): Promise<{
+    id?: string;
+    controller?: string;
+    publicKeyMultibase: string;
+    signer(): unknown;
+  }>;
+}
+declare module 'jsonld-signatures' {
+  const jsigs: {
+    suites: {
+      LinkedDataSignature: new (opts: Record<string, unknown>) => {
+        signer: { sign(o: { data: Uint8Array }): Promise<Uint8Array> };
+      };
+    };
+  };
+  export default jsigs;
+}

@@ -66,11 +66,13 @@ describe('email delivery without SMTP', () => {
     );
     assert.ok(parsed.subject?.includes('Zoë Ångström'), parsed.subject);
     assert.ok(parsed.text?.includes(cert.verificationUrl));
-    assert.equal(parsed.attachments.length, 1);
-    assert.equal(parsed.attachments[0]!.filename, `certificate-${cert.uniqueCode}.pdf`);
-    assert.equal(parsed.attachments[0]!.contentType, 'application/pdf');
+    // The PDF attached; the wallet link's QR code (issue 31) is an inline picture beside it.
+    const attached = parsed.attachments.filter((a) => a.contentDisposition === 'attachment');
+    assert.equal(attached.length, 1);
+    assert.equal(attached[0]!.filename, `certificate-${cert.uniqueCode}.pdf`);
+    assert.equal(attached[0]!.contentType, 'application/pdf');
     const pdf = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/pdf`, headers: tenant.auth });
-    assert.ok(Buffer.compare(parsed.attachments[0]!.content, pdf.rawPayload) === 0);
+    assert.ok(Buffer.compare(attached[0]!.content, pdf.rawPayload) === 0);
 
     const history = await t.app.inject({
       url: `/api/v1/certificates/${cert.id}/emails`,

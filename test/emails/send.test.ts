@@ -167,8 +167,14 @@ describe('POST /certificates/:id/send', () => {
       const credentialUrl = cert.verificationUrl.replace('/verify/', '/api/v1/verify/') + '/credential';
       assert.ok(content?.includes(credentialUrl), `${part} links the signed credential`);
     }
-    assert.equal(parsed.attachments.length, 1);
-    const [attachment] = parsed.attachments;
+    // One file attached; besides it, the wallet link's QR code is an inline picture (issue 31).
+    const files = parsed.attachments.filter((a) => a.contentDisposition === 'attachment');
+    assert.equal(files.length, 1);
+    assert.deepEqual(
+      parsed.attachments.filter((a) => a.contentDisposition !== 'attachment').map((a) => a.contentType),
+      ['image/png'],
+    );
+    const [attachment] = files;
     assert.equal(attachment!.filename, `certificate-${cert.uniqueCode}.pdf`);
     assert.equal(attachment!.contentType, 'application/pdf');
     const pdf = await t.app.inject({ url: `/api/v1/certificates/${cert.id}/pdf`, headers: tenant.auth });
