@@ -28,6 +28,7 @@ import { healthRoutes, installRequestMetrics } from './modules/health/health.rou
 import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
 import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
+import { oid4vciRoutes } from './modules/wallet/oid4vci-issuer.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -163,6 +164,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   auditRoutes(app, deps.services.audit);
   verifyRoutes(app, deps.services.verify);
   credentialsRoutes(app, deps.services.proof);
+  await app.register(oid4vciRoutes, { oid4vci: deps.services.oid4vci });
   openapiRoutes(app);
   docsRoutes(app);
   faviconRoutes(app);

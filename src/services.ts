@@ -71,6 +71,7 @@ const load = {
   team: () => import('./modules/users/team.service.js'),
   security: () => import('./modules/users/security.service.js'),
   sso: () => import('./modules/sso/sso.service.js'),
+  oid4vci: () => import('./modules/wallet/oid4vci-issuer.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -97,6 +98,7 @@ export interface ServiceMap {
   team: ReturnType<Loaded<'team'>['createTeamService']>;
   security: ReturnType<Loaded<'security'>['createSecurityService']>;
   sso: ReturnType<Loaded<'sso'>['createSsoService']>;
+  oid4vci: ReturnType<Loaded<'oid4vci'>['createOid4vciService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -227,6 +229,14 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       vault: deps.vault,
       now: deps.now,
       publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+  // OID4VCI (issue 31): the two formats come from the proof module.
+  oid4vci: async ({ deps }) =>
+    (await load.oid4vci()).createOid4vciService({
+      db: deps.db,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+      makers: {},
     }),
 };
 
