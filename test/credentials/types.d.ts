@@ -21,3 +21,15 @@ declare module '@digitalbazaar/ed25519-multikey' {
 declare module '@digitalbazaar/vc-bitstring-status-list' {
   export function checkStatus(opts: Record<string, unknown>): Promise<{ verified: boolean; error?: unknown }>;
 }
+declare module '@digitalbazaar/vc' {
+  export function createPresentation(opts: Record<string, unknown>): Record<string, unknown>;
+  export function signPresentation(opts: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+declare module '@digitalbazaar/ed25519-multikey' {
+  export function generate(opts?: Record<string, unknown>): Promise<{
+    id?: string;
+    controller?: string;
+    publicKeyMultibase: string;
+    signer(): unknown;
+  }>;
+}

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, ServiceUnavailableError } from '../../platform/errors.js';
 import { createTimeStamper, TimeStampError } from '../../platform/proof/timestamp.js';
 import { createPdfSealer, type SealItem, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
+import { createBoundCredentials } from './bound-credential.js';
 import { createCredentialSigning } from './credential-signing.js';
 import { backfillCredentials } from './credentials-backfill.js';
 import {
@@ -81,6 +82,7 @@ export function createProofService(deps: {
   const signing = createCredentialSigning(deps.publicBaseUrl);
   const sealer = createPdfSealer(deps.tsa ? createTimeStamper(deps.tsa.url, deps.tsa.timeoutMs) : undefined);
   const documents = createIssuerDocuments({ db, publicBaseUrl: deps.publicBaseUrl, signingKeys });
+  const bound = createBoundCredentials();
 
   // A time-stamp authority that fails fails the issue: nothing is frozen without the time stamp
   // TSA_URL promises.
@@ -145,6 +147,20 @@ export function createProofService(deps: {
 
     async credentialByCode(code: string) {
       return credentialByCode(db, code);
+    },
+
+    // The certificate's credential bound to a wallet's holder, signed now by the account's current
+    // key (bound-credential.ts). NotFoundError when the certificate has no credential.
+    async signBound(input: {
+      accountId: string;
+      certificateId: string;
+      holderDid: string;
+      now: Date;
+    }): Promise<Record<string, unknown>> {
+      const frozen = await readCredential(db, input.accountId, input.certificateId);
+      if (!frozen) throw new NotFoundError('Credential');
+      const key = await signingKeys.credentialKey(input.accountId);
+      return bound.sign({ frozen, holderDid: input.holderDid, key, now: input.now });
     },
 
     didDocument: documents.didDocument,

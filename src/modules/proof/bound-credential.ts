@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { signFromTemplate } from '../../platform/proof/data-integrity.js';
+import { compileRdfTemplate, slot, type RdfTemplate } from '../../platform/proof/rdf-template.js';
+import { ValidationError } from '../../platform/errors.js';
+import type { OpenBadgeCredential } from './open-badge.js';
+import type { CredentialKey } from './signing-keys.service.js';
+
+// The credential a wallet receives when the recipient claims (issue 31, decisions 22): the frozen
+// credential's issuer, name, identifiers, achievement, validFrom, validUntil and credentialStatus
+// (the same status entry: one revocation revokes both), a new id, credentialSubject.id the holder's
+// DID, signed at claim time by the account's current key. Speed-first: the frozen shape with the
+// subject id is compiled once into RDF templates (without and with validUntil), as at issue, so a
+// claim costs RDFC-1.0 and one signature rather than a JSON-LD expansion.
+
+// A DID as DID Core's syntax allows (method, method-specific id with ':' '.' '-' '_' '%' escapes),
+// an IRI safe in N-Quads; fragments, queries and paths are not a subject's id.
+const DID = /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$/;
+const MAX_DID_LENGTH = 2048;
+
+export function isHolderDid(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_DID_LENGTH && DID.test(value);
+}
+
+// The values, in slot order: 0-13 as in open-badge.ts, 14 validUntil, 15 the holder's DID.
+function shape(v: (i: number) => string, expiring: boolean) {
+  return {
+    '@context': [v(16), v(17)],
+    id: v(0),
+    type: ['VerifiableCredential', 'OpenBadgeCredential'],
+    issuer: { id: v(1), type: ['Profile'], name: v(2) },
+    validFrom: v(3),
+    ...(expiring ? { validUntil: v(14) } : {}),
+    name: v(4),
+    credentialSubject: {
+      id: v(15),
+      type: ['AchievementSubject'],
+      identifier: [
+        { type: 'IdentityObject', identityType: 'name', hashed: false, identityHash: v(5) },
+        {
+          type: 'IdentityObject',
+          identityType: 'emailAddress',
+          hashed: true,
+          identityHash: v(6),
+          salt: v(7),
+        },
+      ],
+      achievement: {
+        id: v(8),
+        type: ['Achievement'],
+        name: v(18),
+        description: v(9),
+        criteria: { narrative: v(10) },
+      },
+    },
+    credentialStatus: {
+      id: v(11),
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: v(12),
+      statusListCredential: v(13),
+    },
+  };
+}
+
+type Frozen = OpenBadgeCredential & { proof?: unknown };
+
+// The frozen credential's values; undefined when it is not of the shape we issue (then the caller
+// refuses rather than sign something it did not read fully).
+function frozenValues(frozen: Frozen): string[] | undefined {
+  const s = frozen.credentialSubject;
+  const [name, email] = s?.identifier ?? [];
+  const list = [
+    '',
+    frozen.issuer?.id,
+    frozen.issuer?.name,
+    frozen.validFrom,
+    frozen.name,
+    name?.identityHash,
+    email?.identityHash,
+    email?.salt,
+    s?.achievement?.id,
+    s?.achievement?.description,
+    s?.achievement?.criteria?.narrative,
+    frozen.credentialStatus?.id,
+    frozen.credentialStatus?.statusListIndex,
+    frozen.credentialStatus?.statusListCredential,
+    frozen.validUntil ?? '',
+    '',
+    frozen['@context']?.[0],
+    frozen['@context']?.[1],
+    s?.achievement?.name,
+  ];
+  if (list.slice(1).some((x) => typeof x !== 'string')) return undefined;
+  if (frozen['@context']?.length !== 2) return undefined;
+  return list as string[];
+}
+
+export function createBoundCredentials() {
+  // The contexts are slots too, so they must be absolute IRIs the loader knows when compiling: the
+  // compiled template is keyed by the frozen context (one per context pair, in practice one).
+  const templates = new Map<string, Promise<RdfTemplate>>();
+  const templateFor = (context: [string, string], expiring: boolean) => {
+    const key = `${expiring}|${context.join('|')}`;
+    let t = templates.get(key);
+    if (!t) {
+      const withSlots = shape(slot, expiring);
+      t = compileRdfTemplate({ ...withSlots, '@context': context });
+      templates.set(key, t);
+      t.catch(() => templates.delete(key));
+    }
+    return t;
+  };
+
+  return {
+    /** The frozen credential (its bytes) bound to `holderDid`, signed by `key` at `now`. */
+    async sign(input: { frozen: Buffer; holderDid: string; key: CredentialKey; now: Date }) {
+      if (!isHolderDid(input.holderDid)) {
+        throw new ValidationError([{ path: ['holder'], message: 'The holder must be a DID' }]);
+      }
+      const frozen = JSON.parse(input.frozen.toString('utf8')) as Frozen;
+      const values = frozenValues(frozen);
+      if (!values) throw new Error('The frozen credential is not of a known shape');
+      values[0] = `urn:uuid:${randomUUID()}`;
+      values[15] = input.holderDid;
+      const expiring = Boolean(frozen.validUntil);
+      const context: [string, string] = [values[16]!, values[17]!];
+      const document = shape((i) => values[i]!, expiring);
+      if (!expiring) delete (document as { validUntil?: string }).validUntil;
+      const template = await templateFor(context, expiring);
+      return signFromTemplate(document, template, values, input.key.signer, input.now.toISOString());
+    },
+  };
+}
+
+export type BoundCredentials = ReturnType<typeof createBoundCredentials>;
