@@ -29,6 +29,7 @@ import { dashboardPlugin } from './dashboard/dashboard.plugin.js';
 import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
 import { oid4vciRoutes } from './modules/wallet/oid4vci-issuer.routes.js';
+import { sdJwtRoutes } from './modules/proof/sd-jwt.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -165,6 +166,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   verifyRoutes(app, deps.services.verify);
   credentialsRoutes(app, deps.services.proof);
   await app.register(oid4vciRoutes, { oid4vci: deps.services.oid4vci });
+  sdJwtRoutes(app, deps.services.proof);
   openapiRoutes(app);
   docsRoutes(app);
   faviconRoutes(app);

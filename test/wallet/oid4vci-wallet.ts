@@ -22,7 +22,7 @@ export interface Holder {
 export async function ed25519Holder(): Promise<Holder> {
   const pair = await Ed25519Multikey.generate();
   const did = `did:key:${pair.publicKeyMultibase}`;
-  const signer = pair.signer();
+  const signer = pair.signer() as { sign(o: { data: Uint8Array }): Promise<Uint8Array> };
   return {
     did,
     signer: { method: 'did', didUrl: `${did}#${pair.publicKeyMultibase}`, alg: 'EdDSA' },

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import { revokeTokenStatus } from './sd-jwt-status.repository.js';
 import { setRevoked } from './status-lists.repository.js';
 
 // The certificates' signed credentials: frozen bytes, each at its entry of the account's status lists.
@@ -55,8 +56,9 @@ async function statusEntryOf(
   return rows[0] && { list: rows[0].status_list, index: rows[0].status_index };
 }
 
-// Sets the revocation bit of the certificate's credential (none: it has no credential yet), in the
-// revocation's transaction.
+// Sets the revocation bits of the certificate, in the revocation's transaction: its credential's in
+// the Bitstring list (none: it has no credential yet) and its SD-JWT VCs' in the Token Status List
+// (none: no SD-JWT VC was issued for it).
 export async function revokeCredential(
   tx: Queryable,
   accountId: string,
@@ -64,6 +66,7 @@ export async function revokeCredential(
 ): Promise<void> {
   const entry = await statusEntryOf(tx, accountId, certificateId);
   if (entry) await setRevoked(tx, accountId, entry);
+  await revokeTokenStatus(tx, accountId, certificateId);
 }
 
 // The credential of a certificate by its public code (the verify routes).

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../platform/errors.js';
 import { VC_V2 } from '../../platform/proof/contexts.js';
 import { signDocument } from '../../platform/proof/data-integrity.js';
 import { findAccount } from '../accounts/accounts.repository.js';
-import { statusListUrl } from '../shared/issuer-identity.js';
+import { keyMethodId, statusListUrl } from '../shared/issuer-identity.js';
 import type { SigningKeys } from './signing-keys.service.js';
 import * as lists from './status-lists.repository.js';
 
@@ -20,17 +20,32 @@ export function createIssuerDocuments(deps: { db: Db; publicBaseUrl: string; sig
     async didDocument(accountId: string) {
       if (!(await findAccount(db, accountId))) throw new NotFoundError('Issuer');
       const keys = await signingKeys.publishedKeys(accountId);
+      // The SD-JWT VC keys (ES256), once made, as JsonWebKey methods (id: did#kid).
+      const jwks = await signingKeys.sdJwt.published(accountId);
       const did = signingKeys.issuerDid(accountId);
-      return {
-        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
-        id: did,
-        verificationMethod: keys.map((k) => ({
+      const methods = [
+        ...keys.map((k) => ({
           id: k.verificationMethod,
           type: 'Multikey',
           controller: did,
           publicKeyMultibase: k.publicKeyMultibase,
         })),
-        assertionMethod: keys.map((k) => k.verificationMethod),
+        ...jwks.map((k) => ({
+          id: keyMethodId(did, k.kid),
+          type: 'JsonWebKey',
+          controller: did,
+          publicKeyJwk: k.jwk,
+        })),
+      ];
+      return {
+        '@context': [
+          'https://www.w3.org/ns/did/v1',
+          'https://w3id.org/security/multikey/v1',
+          ...(jwks.length ? ['https://w3id.org/security/jwk/v1'] : []),
+        ],
+        id: did,
+        verificationMethod: methods,
+        assertionMethod: methods.map((m) => m.id),
       };
     },
 

@@ -13,6 +13,8 @@ import {
   type NewCredential,
 } from './credentials.repository.js';
 import { createIssuerDocuments } from './issuer-documents.js';
+import { createSdJwtDocuments } from './sd-jwt-documents.js';
+import { createSdJwtIssuing } from './sd-jwt-vc.js';
 import { readSigningContext } from './signing-keys.repository.js';
 import type { PdfKey, SigningKeys } from './signing-keys.service.js';
 import { FILL_LIMIT, randomEntries, type StatusEntry } from './status-lists.repository.js';
@@ -83,6 +85,8 @@ export function createProofService(deps: {
   const sealer = createPdfSealer(deps.tsa ? createTimeStamper(deps.tsa.url, deps.tsa.timeoutMs) : undefined);
   const documents = createIssuerDocuments({ db, publicBaseUrl: deps.publicBaseUrl, signingKeys });
   const bound = createBoundCredentials();
+  const sdJwt = { db, publicBaseUrl: deps.publicBaseUrl, keys: signingKeys.sdJwt };
+  const sdJwtDocuments = createSdJwtDocuments(sdJwt);
 
   // A time-stamp authority that fails fails the issue: nothing is frozen without the time stamp
   // TSA_URL promises.
@@ -165,6 +169,12 @@ export function createProofService(deps: {
 
     didDocument: documents.didDocument,
     statusList: documents.statusList,
+
+    // SD-JWT VCs (sd-jwt-vc.ts): the certificate bound to a holder's key, and what verifiers fetch
+    // to check one: the JWT VC issuer metadata (the keys) and the Token Status Lists.
+    issueSdJwtVc: createSdJwtIssuing(sdJwt).issueSdJwtVc,
+    jwtVcIssuerMetadata: sdJwtDocuments.issuerMetadata,
+    tokenStatusList: sdJwtDocuments.tokenStatusList,
 
     async backfill(opts: { batch?: number; accountId?: string } = {}): Promise<{ made: number }> {
       return backfillCredentials({ db, now: deps.now, signingKeys, signing }, opts);

@@ -17,6 +17,7 @@ export type { PdfCertificateView } from './pdf-certificate-view.js';
 import { existingAccount, rotatedEvent, type Doer } from './signing-key-changes.js';
 import { issuerDid, keyMethodId } from '../shared/issuer-identity.js';
 import { SigningNotConfiguredError } from './signing-errors.js';
+import { createSdJwtKeys } from './sd-jwt-keys.js';
 import * as repo from './signing-keys.repository.js';
 
 // The accounts' signing keys, both kinds, from birth to retirement: the Ed25519 key that signs the
@@ -318,6 +319,8 @@ export function createSigningKeys(deps: Deps) {
 
   return {
     canSign: deps.vault !== undefined,
+    /** The ES256 keys of SD-JWT VCs and Token Status Lists (sd-jwt-keys.ts). */
+    sdJwt: createSdJwtKeys(deps),
     issuerDid: (accountId: string) => issuerDid(deps.publicBaseUrl, accountId),
 
     /** Throws SigningNotConfiguredError when this process has no key vault. */

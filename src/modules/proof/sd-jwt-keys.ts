@@ -1,0 +1,100 @@
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { ES256 } from '@sd-jwt/crypto-nodejs';
+import type { Db } from '../../platform/db/db.js';
+import { uuidv7 } from '../../platform/ids.js';
+import type { KeyVault } from '../../platform/proof/key-vault.js';
+import { SigningNotConfiguredError } from './signing-errors.js';
+import * as repo from './sd-jwt-keys.repository.js';
+
+// The accounts' ES256 (P-256) keys that sign SD-JWT VCs and Token Status Lists, kept like the other
+// signing keys (signing-keys.service.ts): the private key sealed by the key vault under its id,
+// opened once per process, made on first use by whichever instance gets there first. What signs
+// leaves here as a signer; the key bytes never do.
+
+export type { PublicJwk } from './sd-jwt-keys.repository.js';
+
+/** A public key as the issuer metadata and the DID document publish it. */
+export interface SdJwtPublicKey {
+  kid: string;
+  jwk: repo.PublicJwk & { kid: string; alg: 'ES256'; use: 'sig' };
+  current: boolean;
+}
+
+/** An account's current SD-JWT key, opened. */
+export interface SdJwtKey {
+  kid: string;
+  /** Signs a JWS signing input, giving the base64url signature (ES256, r || s). */
+  sign(data: string): Promise<string>;
+}
+
+function publicKeyOf(row: repo.SdJwtKeyRow): SdJwtPublicKey {
+  const { kty, crv, x, y } = row.public_jwk;
+  return {
+    kid: row.id,
+    jwk: { kty, crv, x, y, kid: row.id, alg: 'ES256', use: 'sig' },
+    current: row.retired_at === null,
+  };
+}
+
+export function createSdJwtKeys(deps: { db: Db; vault: KeyVault | undefined }) {
+  const { db } = deps;
+  const opened = new Map<string, Promise<SdJwtKey>>();
+
+  function vaultOf(): KeyVault {
+    if (!deps.vault) throw new SigningNotConfiguredError();
+    return deps.vault;
+  }
+
+  function newKey(accountId: string): repo.NewSdJwtKey {
+    const id = uuidv7();
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { x, y } = publicKey.export({ format: 'jwk' });
+    return {
+      id,
+      accountId,
+      publicJwk: { kty: 'EC', crv: 'P-256', x: x!, y: y! },
+      privateKey: vaultOf().seal(privateKey.export({ format: 'der', type: 'pkcs8' }), id),
+    };
+  }
+
+  // The current key, made on first use: on a connection of its own, committed at once, so that a
+  // caller's transaction never holds another's first key back.
+  async function currentOrFirst(accountId: string): Promise<repo.SdJwtKeyRow> {
+    let row = await repo.currentSdJwtKey(db, accountId);
+    if (!row) {
+      await repo.insertFirstSdJwtKey(db.pool, newKey(accountId));
+      row = await repo.currentSdJwtKey(db, accountId);
+    }
+    return row!;
+  }
+
+  function open(row: repo.SdJwtKeyRow): Promise<SdJwtKey> {
+    let key = opened.get(row.id);
+    if (!key) {
+      const der = vaultOf().open(row.private_key, row.id);
+      const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
+      key = ES256.getSigner(jwk).then((sign) => ({ kid: row.id, sign }));
+      key.catch(() => opened.delete(row.id));
+      opened.set(row.id, key);
+    }
+    return key;
+  }
+
+  return {
+    /** The account's current key, opened (made on first use). Throws SigningNotConfiguredError
+     * when this process has no key vault. */
+    async current(accountId: string): Promise<SdJwtKey> {
+      vaultOf();
+      return open(await currentOrFirst(accountId));
+    },
+
+    /** Every key the account has signed SD-JWT VCs with (the retired ones too). `make`: a process
+     * that can sign makes the first one (the issuer metadata); the DID document only lists. */
+    async published(accountId: string, opts: { make?: boolean } = {}): Promise<SdJwtPublicKey[]> {
+      if (opts.make && deps.vault) await currentOrFirst(accountId);
+      return (await repo.listSdJwtKeys(db, accountId)).map(publicKeyOf);
+    },
+  };
+}
+
+export type SdJwtKeys = ReturnType<typeof createSdJwtKeys>;

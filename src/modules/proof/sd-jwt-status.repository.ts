@@ -1,0 +1,145 @@
+import type { Queryable } from '../../platform/db/db.js';
+import { FILL_LIMIT, LIST_SIZE, randomEntries } from './status-lists.repository.js';
+
+// IETF Token Status Lists (token_status_lists, token_status_entries): one-bit revocation statuses
+// for the SD-JWT VCs, beside the Bitstring lists of the Open Badges credentials and sized and filled
+// like them (131,072 entries, a random free one, a list left for the next once half full). A
+// certificate takes its entry when its first SD-JWT VC is issued; its later SD-JWT VCs reuse it.
+
+export interface TokenStatusEntry {
+  list: number;
+  idx: number;
+}
+
+export async function entryOf(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<TokenStatusEntry | undefined> {
+  const { rows } = await db.query<TokenStatusEntry>(
+    'SELECT list, idx FROM token_status_entries WHERE certificate_id = $1 AND account_id = $2',
+    [certificateId, accountId],
+  );
+  return rows[0];
+}
+
+// A free entry of the account's newest list with room (a new list when none has), taken for the
+// certificate in the caller's transaction. The list row is locked: entries of one account are
+// taken one at a time.
+export async function takeEntry(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<TokenStatusEntry> {
+  await db.query(
+    `INSERT INTO token_status_lists (account_id, n, bits) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING`,
+    [accountId, Buffer.alloc(LIST_SIZE / 8)],
+  );
+  const { rows } = await db.query<{ n: number; used: number }>(
+    'SELECT n, used FROM token_status_lists WHERE account_id = $1 ORDER BY n DESC LIMIT 1 FOR UPDATE',
+    [accountId],
+  );
+  let { n } = rows[0]!;
+  if (rows[0]!.used >= FILL_LIMIT) {
+    n += 1;
+    await db.query('INSERT INTO token_status_lists (account_id, n, bits) VALUES ($1, $2, $3)', [
+      accountId,
+      n,
+      Buffer.alloc(LIST_SIZE / 8),
+    ]);
+  }
+  for (;;) {
+    const candidates = randomEntries(8);
+    const { rows: free } = await db.query<{ i: number }>(
+      `SELECT i FROM unnest($3::int[]) AS i
+        WHERE NOT EXISTS (SELECT 1 FROM token_status_entries
+                           WHERE account_id = $1 AND list = $2 AND idx = i) LIMIT 1`,
+      [accountId, n, candidates],
+    );
+    if (!free[0]) continue;
+    const entry = { list: n, idx: free[0].i };
+    await db.query(
+      'INSERT INTO token_status_entries (certificate_id, account_id, list, idx) VALUES ($1, $2, $3, $4)',
+      [certificateId, accountId, entry.list, entry.idx],
+    );
+    await db.query('UPDATE token_status_lists SET used = used + 1 WHERE account_id = $1 AND n = $2', [
+      accountId,
+      n,
+    ]);
+    return entry;
+  }
+}
+
+// Sets the certificate's bit (none: no SD-JWT VC was issued for it), in the revocation's
+// transaction. PostgreSQL's set_bit counts from the least significant bit of each byte, as the
+// Token Status List does.
+export async function revokeTokenStatus(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE token_status_lists l SET bits = set_bit(l.bits, e.idx, 1), updated_at = now()
+       FROM token_status_entries e
+      WHERE e.certificate_id = $1 AND e.account_id = $2 AND l.account_id = e.account_id AND l.n = e.list`,
+    [certificateId, accountId],
+  );
+}
+
+export async function readTokenStatusList(
+  db: Queryable,
+  accountId: string,
+  n: number,
+): Promise<{ bits: Buffer; updatedAt: Date } | undefined> {
+  const { rows } = await db.query<{ bits: Buffer; updated_at: Date }>(
+    'SELECT bits, updated_at FROM token_status_lists WHERE account_id = $1 AND n = $2',
+    [accountId, n],
+  );
+  return rows[0] && { bits: rows[0].bits, updatedAt: rows[0].updated_at };
+}
+
+/** What an SD-JWT VC says of a certificate. */
+export interface SdJwtSubject {
+  status: 'Draft' | 'Issued' | 'Revoked';
+  recipientName: string;
+  title: string;
+  issuerName: string;
+  issuedAt: Date | null;
+  expiresAt: Date | null;
+  /** The expiry day as given at issue (YYYY-MM-DD), when it was. */
+  expiresOn: string | null;
+}
+
+// The certificate, locked against a revocation until the caller's transaction ends: an entry taken
+// for it is committed before a revocation reads it, or the revocation commits first and is seen.
+export async function lockSubject(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<SdJwtSubject | undefined> {
+  const { rows } = await db.query<{
+    status: SdJwtSubject['status'];
+    recipient_name: string;
+    title: string;
+    issuer_name: string;
+    issued_at: Date | null;
+    expires_at: Date | null;
+    expires_on: string | null;
+  }>(
+    `SELECT status, recipient_name, title, issuer_name, issued_at, expires_at, expires_on::text
+       FROM certificates WHERE id = $1 AND account_id = $2 FOR SHARE`,
+    [certificateId, accountId],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      status: r.status,
+      recipientName: r.recipient_name,
+      title: r.title,
+      issuerName: r.issuer_name,
+      issuedAt: r.issued_at,
+      expiresAt: r.expires_at,
+      expiresOn: r.expires_on,
+    }
+  );
+}

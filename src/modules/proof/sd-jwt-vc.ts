@@ -1,0 +1,118 @@
+import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance, type SdJwtVcPayload } from '@sd-jwt/sd-jwt-vc';
+import type { Db } from '../../platform/db/db.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
+import type { SdJwtKey, SdJwtKeys } from './sd-jwt-keys.js';
+import { entryOf, lockSubject, takeEntry, type SdJwtSubject } from './sd-jwt-status.repository.js';
+
+// A certificate as an SD-JWT VC (decisions section 22): the EU wallets' format, issued on demand
+// (the OID4VCI credential endpoint), bound to the holder's key (cnf.jwk), signed ES256 by the
+// account's SD-JWT key, every claim selectively disclosable, its revocation status in an IETF Token
+// Status List. Made with @sd-jwt/sd-jwt-vc; nothing of it is stored but the status entry.
+
+export const LEARNING_CREDENTIAL_VCT = 'urn:eu.europa.ec.eudi:learning:credential:1';
+
+/** The credential issuer identifier of an account: its SD-JWT VCs' `iss`. */
+export function sdJwtIssuer(publicBaseUrl: string, accountId: string): string {
+  return `${publicBaseUrl}/issuers/${accountId}`;
+}
+
+export function tokenStatusListUrl(publicBaseUrl: string, accountId: string, n: number): string {
+  return `${publicBaseUrl}/issuers/${accountId}/token-status/${n}`;
+}
+
+/** The holder's public key, as the wallet proved it (a key proof's JWK). */
+export type HolderJwk = Record<string, unknown>;
+
+export interface SdJwtVcRequest {
+  accountId: string;
+  certificateId: string;
+  holderJwk: HolderJwk;
+  now: Date;
+}
+
+// The disclosure frame type, as the library's issue() takes it.
+type Frame<P extends SdJwtVcPayload> = NonNullable<Parameters<SDJwtVcInstance['issue']>[1]> & {
+  _sd?: (keyof P)[];
+};
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+// A public key only: a JWK with a private part (or none at all) is refused, never signed into cnf.
+function holderKey(jwk: HolderJwk): HolderJwk {
+  const issue = (message: string) => new ValidationError([{ path: ['holderJwk'], message }]);
+  if (typeof jwk !== 'object' || jwk === null || typeof jwk.kty !== 'string')
+    throw issue('must be a JSON Web Key with kty');
+  if ('d' in jwk || 'p' in jwk || 'k' in jwk) throw issue('must be a public key');
+  return jwk;
+}
+
+function claimsOf(subject: SdJwtSubject) {
+  const expiry = subject.expiresOn ?? (subject.expiresAt && day(subject.expiresAt));
+  return {
+    name: subject.recipientName,
+    achievement_title: subject.title,
+    issuer_name: subject.issuerName,
+    issuance_date: day(subject.issuedAt!),
+    ...(expiry ? { expiry_date: expiry } : {}),
+  };
+}
+
+function signWith(key: SdJwtKey) {
+  return new SDJwtVcInstance({
+    signer: key.sign,
+    signAlg: 'ES256',
+    hasher: digest,
+    hashAlg: 'sha-256',
+    saltGenerator: generateSalt,
+  });
+}
+
+export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: SdJwtKeys }) {
+  const { db } = deps;
+
+  // The certificate, checked issuable at `now`, and its status entry (taken on its first SD-JWT VC,
+  // committed before the credential leaves).
+  async function subjectAndEntry(req: SdJwtVcRequest) {
+    return db.transaction(async (tx) => {
+      const subject = await lockSubject(tx, req.accountId, req.certificateId);
+      if (!subject || subject.status === 'Draft') throw new NotFoundError('Certificate');
+      if (subject.status === 'Revoked') throw new ConflictError('The certificate is revoked');
+      if (subject.expiresAt && subject.expiresAt <= req.now)
+        throw new ConflictError('The certificate has expired');
+      const entry =
+        (await entryOf(tx, req.accountId, req.certificateId)) ??
+        (await takeEntry(tx, req.accountId, req.certificateId));
+      return { subject, entry };
+    });
+  }
+
+  return {
+    /** The certificate as a compact SD-JWT VC (issuer-signed JWT and its disclosures, `~` ended),
+     * bound to `holderJwk`. NotFoundError for an unknown or draft certificate; ConflictError when it
+     * is revoked or expired; ValidationError for a JWK that is not a public key. */
+    async issueSdJwtVc(req: SdJwtVcRequest): Promise<string> {
+      const jwk = holderKey(req.holderJwk);
+      const key = await deps.keys.current(req.accountId);
+      const { subject, entry } = await subjectAndEntry(req);
+      const claims = claimsOf(subject);
+      const payload: SdJwtVcPayload & typeof claims = {
+        iss: sdJwtIssuer(deps.publicBaseUrl, req.accountId),
+        iat: seconds(req.now),
+        ...(subject.expiresAt ? { exp: seconds(subject.expiresAt) } : {}),
+        vct: LEARNING_CREDENTIAL_VCT,
+        cnf: { jwk },
+        status: {
+          status_list: {
+            idx: entry.idx,
+            uri: tokenStatusListUrl(deps.publicBaseUrl, req.accountId, entry.list),
+          },
+        },
+        ...claims,
+      };
+      const frame = { _sd: Object.keys(claims) } as Frame<typeof payload>;
+      return signWith(key).issue(payload, frame, { header: { kid: key.kid } });
+    },
+  };
+}
