@@ -230,14 +230,19 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       now: deps.now,
       publicBaseUrl: deps.config.publicBaseUrl,
     }),
-  // OID4VCI (issue 31): the two formats come from the proof module.
-  oid4vci: async ({ deps }) =>
-    (await load.oid4vci()).createOid4vciService({
+  // OID4VCI (issue 31): both formats are made by the proof module, bound to the key proof's holder.
+  oid4vci: async ({ deps, get }) => {
+    const proof = await get('proof');
+    return (await load.oid4vci()).createOid4vciService({
       db: deps.db,
       publicBaseUrl: deps.config.publicBaseUrl,
       now: deps.now,
-      makers: {},
-    }),
+      makers: {
+        ldpVc: (input) => proof.signBound(input),
+        sdJwt: (input) => proof.issueSdJwtVc({ ...input, holderJwk: { ...input.holderJwk } }),
+      },
+    });
+  },
 };
 
 // A service this process did not build: any use of it is a bug of the command that left it out.

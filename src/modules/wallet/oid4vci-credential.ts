@@ -1,7 +1,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import type { IssuerMetadataResult, Openid4vciIssuer } from '@openid4vc/openid4vci';
 import type { Db } from '../../platform/db/db.js';
-import { NotFoundError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import {
   ClaimTokenGoneError,
   countClaim,
@@ -26,9 +26,15 @@ export interface CredentialMakers {
     accountId: string;
     certificateId: string;
     holderDid: string;
+    now: Date;
   }) => Promise<Record<string, unknown>>;
   /** The SD-JWT VC (dc+sd-jwt) with the holder's public key as its confirmation key. */
-  sdJwt?: (input: { accountId: string; certificateId: string; holderJwk: JsonWebKey }) => Promise<string>;
+  sdJwt?: (input: {
+    accountId: string;
+    certificateId: string;
+    holderJwk: JsonWebKey;
+    now: Date;
+  }) => Promise<string>;
 }
 
 async function usableTarget(db: Db, claimTokenId: string, now: Date): Promise<ClaimTarget> {
@@ -67,12 +73,24 @@ async function make(
   configuration: ConfigurationId,
   target: ClaimTarget,
   holder: HolderKey,
+  now: Date,
 ): Promise<string | Record<string, unknown>> {
-  const input = { accountId: target.accountId, certificateId: target.certificateId };
+  const input = { accountId: target.accountId, certificateId: target.certificateId, now };
   const format = FORMAT_OF[configuration];
-  if (format === 'ldp_vc' && makers.ldpVc) return makers.ldpVc({ ...input, holderDid: holder.did });
-  if (format === 'dc+sd-jwt' && makers.sdJwt) return makers.sdJwt({ ...input, holderJwk: holder.jwk });
-  throw new Oid4vciError('credential_request_denied', `This instance cannot issue ${configuration} yet`);
+  try {
+    if (format === 'ldp_vc' && makers.ldpVc) return await makers.ldpVc({ ...input, holderDid: holder.did });
+    if (format === 'dc+sd-jwt' && makers.sdJwt)
+      return await makers.sdJwt({ ...input, holderJwk: holder.jwk });
+  } catch (err) {
+    // The proof module's refusals: no credential to bind (issued before credentials existed), the
+    // certificate revoked or expired, a key it will not bind to.
+    if (err instanceof NotFoundError || err instanceof ConflictError) {
+      throw new Oid4vciError('credential_request_denied', err.message);
+    }
+    if (err instanceof ValidationError) throw new Oid4vciError('invalid_proof', err.message);
+    throw err;
+  }
+  throw new Oid4vciError('credential_request_denied', `This instance cannot issue ${configuration}`);
 }
 
 export async function issueCredential(opts: {
@@ -114,7 +132,7 @@ export async function issueCredential(opts: {
     nonceExpiresAt,
     now,
   });
-  const credential = await make(opts.makers, configuration, target, holder);
+  const credential = await make(opts.makers, configuration, target, holder, now);
   await db.transaction(async (tx) => {
     if (!(await grants.consumeNonce(tx, accountId, nonceHash, now))) throw staleNonce();
     if (!(await countClaim(tx, target.tokenId))) {
