@@ -291,6 +291,57 @@ describe('OID4VCI: offer, metadata, token, nonce and key proofs', () => {
     );
   });
 
+  it('answers malformed requests with OAuth errors, never a 500', async () => {
+    const { token } = await newClaimToken();
+    const accessToken = await accessTokenFor(token);
+    const holder = await ed25519Holder();
+    const proof = await handMadeProof(holder, { aud: issuer, nonce: await nonce() });
+    const [head, body] = proof.split('.');
+    const bad: unknown[] = [
+      [],
+      'text',
+      null,
+      { credential_configuration_id: 42 },
+      { credential_configuration_id: 'OpenBadgeCredential_ldp_vc', proofs: { jwt: 'not-an-array' } },
+      { credential_configuration_id: 'OpenBadgeCredential_ldp_vc', proofs: { jwt: ['a.b.c'] } },
+      { credential_configuration_id: 'OpenBadgeCredential_ldp_vc', proofs: { jwt: [proof, proof] } },
+      { credential_configuration_id: 'OpenBadgeCredential_ldp_vc', proofs: { jwt: [`${head}.${body}.`] } },
+      { credential_configuration_id: 'OpenBadgeCredential_ldp_vc', proof: { proof_type: 'cwt', cwt: 'x' } },
+    ];
+    for (const request of bad) {
+      const res = await askCredential(accessToken, request);
+      assert.equal(res.status, 400, JSON.stringify(request));
+      assert.equal(typeof res.body.error, 'string');
+      assert.equal(typeof res.body.error_description, 'string');
+    }
+    const unsigned = await handMadeProof(holder, { aud: issuer, nonce: await nonce() }, { alg: 'none' });
+    const none = await askCredential(accessToken, {
+      credential_configuration_id: 'OpenBadgeCredential_ldp_vc',
+      proofs: { jwt: [unsigned] },
+    });
+    assert.equal(none.body.error, 'invalid_proof');
+    // A body that is not JSON at all, and a token request without a form.
+    const broken = await fetch(`${issuer}/oid4vci/credential`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: '{"credential_configuration_id":',
+    });
+    assert.equal(broken.status, 400);
+    assert.equal(((await broken.json()) as Json).error, 'invalid_credential_request');
+    const forms: Record<string, string>[] = [
+      {},
+      { grant_type: preAuthorizedCodeGrantIdentifier },
+      { 'pre-authorized_code': 'x' },
+    ];
+    for (const form of forms) {
+      const res = await postForm(`${issuer}/oid4vci/token`, form);
+      assert.equal(res.status, 400, JSON.stringify(form));
+      assert.equal(((await res.json()) as Json).error, 'invalid_request');
+    }
+    const empty = await fetch(`${issuer}/oid4vci/token`, { method: 'POST' });
+    assert.equal(empty.status, 400);
+  });
+
   it("refuses a missing, unknown or other issuer's access token with invalid_token and WWW-Authenticate", async () => {
     const body = { credential_configuration_id: 'OpenBadgeCredential_ldp_vc' };
     const none = await askCredential(undefined, body);
