@@ -340,6 +340,20 @@ describe('OID4VCI: offer, metadata, token, nonce and key proofs', () => {
     }
     const empty = await fetch(`${issuer}/oid4vci/token`, { method: 'POST' });
     assert.equal(empty.status, 400);
+    // Headers this issuer does not ask for, malformed: refused in OAuth's words, not a 500.
+    const unasked: Record<string, string>[] = [{ dpop: 'not-a-jwt' }, { 'oauth-client-attestation': 'x' }];
+    for (const header of unasked) {
+      const res = await fetch(`${issuer}/oid4vci/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...header },
+        body: new URLSearchParams({
+          grant_type: preAuthorizedCodeGrantIdentifier,
+          'pre-authorized_code': 'x',
+        }),
+      });
+      assert.equal(res.status, 400, JSON.stringify(header));
+      assert.match(((await res.json()) as Json).error, /^invalid_(dpop_proof|client|grant)$/);
+    }
   });
 
   it("refuses a missing, unknown or other issuer's access token with invalid_token and WWW-Authenticate", async () => {

@@ -11,9 +11,12 @@ export type Oid4vciErrorCode =
   | 'unknown_credential_configuration'
   | 'invalid_proof'
   | 'invalid_nonce'
-  | 'credential_request_denied';
+  | 'credential_request_denied'
+  // Raised by the OAuth library for headers this service does not ask for (DPoP, client attestation).
+  | 'invalid_dpop_proof'
+  | 'invalid_client';
 
-const STATUS: Record<Oid4vciErrorCode, number> = {
+const STATUS: Partial<Record<string, number>> = {
   invalid_request: 400,
   invalid_grant: 400,
   unsupported_grant_type: 400,
@@ -34,7 +37,8 @@ export class Oid4vciError extends Error {
   ) {
     super(description);
     this.name = 'Oid4vciError';
-    this.status = STATUS[code];
+    // Codes the libraries raise that are not listed (invalid_dpop_proof, invalid_client): 400.
+    this.status = STATUS[code] ?? 400;
   }
 
   body(): { error: string; error_description: string } {
