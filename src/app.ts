@@ -30,6 +30,7 @@ import { adminPlugin } from './admin/admin.plugin.js';
 import { credentialsRoutes } from './modules/proof/credentials.routes.js';
 import { oid4vciRoutes } from './modules/wallet/oid4vci-issuer.routes.js';
 import { sdJwtRoutes } from './modules/proof/sd-jwt.routes.js';
+import { walletRoutes } from './modules/wallet/wallet.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
 type Operation = { operationId?: string; requestBody?: { required?: boolean } };
@@ -167,6 +168,11 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   credentialsRoutes(app, deps.services.proof);
   await app.register(oid4vciRoutes, { oid4vci: deps.services.oid4vci });
   sdJwtRoutes(app, deps.services.proof);
+  walletRoutes(app, {
+    wallet: deps.services.wallet,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    rateLimitStore: deps.rateLimitStore,
+  });
   openapiRoutes(app);
   docsRoutes(app);
   faviconRoutes(app);

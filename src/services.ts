@@ -72,6 +72,7 @@ const load = {
   security: () => import('./modules/users/security.service.js'),
   sso: () => import('./modules/sso/sso.service.js'),
   oid4vci: () => import('./modules/wallet/oid4vci-issuer.service.js'),
+  wallet: () => import('./modules/wallet/wallet.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
 
@@ -99,6 +100,7 @@ export interface ServiceMap {
   security: ReturnType<Loaded<'security'>['createSecurityService']>;
   sso: ReturnType<Loaded<'sso'>['createSsoService']>;
   oid4vci: ReturnType<Loaded<'oid4vci'>['createOid4vciService']>;
+  wallet: ReturnType<Loaded<'wallet'>['createWalletService']>;
 }
 export type ServiceName = keyof ServiceMap;
 export const SERVICE_NAMES = Object.keys(load) as ServiceName[];
@@ -243,6 +245,13 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       },
     });
   },
+  wallet: async ({ deps, get }) =>
+    (await load.wallet()).createWalletService({
+      db: deps.db,
+      proof: await get('proof'),
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+    }),
 };
 
 // A service this process did not build: any use of it is a bug of the command that left it out.

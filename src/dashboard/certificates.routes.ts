@@ -76,18 +76,19 @@ function listRoutes(app: FastifyInstance, deps: DashboardDeps) {
 
 // One certificate: its page, its signed credential and its frozen PDF.
 function certificateRoutes(app: FastifyInstance, deps: DashboardDeps) {
-  const { certificates, emails, proof, signingKeys, templates } = deps.services;
+  const { certificates, emails, proof, signingKeys, templates, wallet } = deps.services;
   const kit = routeKit(app, deps);
 
   kit.page('/certificates/:id', 'read', async (request, reply) => {
     const s = signedIn(request);
     const certificate = await certificates.get(s.user.accountId, pathId(request));
-    const [history, template, credential, pdfSigner, templateVersion] = await Promise.all([
+    const [history, template, credential, pdfSigner, templateVersion, claims] = await Promise.all([
       emails.history(s.user.accountId, certificate.id, { page: 1, perPage: 20 }),
       templates.get(s.user.accountId, certificate.templateId).catch(() => undefined),
       proof.credential(s.user.accountId, certificate.id),
       signingKeys.pdfSignerOf(s.user.accountId, certificate.id),
       certificates.templateVersion(s.user.accountId, certificate.id),
+      wallet.claims(s.user.accountId, certificate.id),
     ]);
     return certificatePage({
       ...pageFrame(request, reply),
@@ -100,6 +101,7 @@ function certificateRoutes(app: FastifyInstance, deps: DashboardDeps) {
       signed: credential !== undefined,
       pdfSigner,
       templateFields: template?.fields,
+      claims,
     });
   });
 

@@ -7,6 +7,8 @@ import type { userFrame } from '../session.js';
 import { badge, emptyState, table } from './components.js';
 import { REASON_MAX_LENGTH } from '../../platform/limits.js';
 import { can } from '../../modules/shared/roles.js';
+import type { ClaimRecord } from '../../modules/wallet/claims.repository.js';
+import { walletClaimsSection } from './wallet-claims.js';
 
 // One certificate's page: its details and proofs, its send history, and the forms to send,
 // correct and reissue, and revoke it.
@@ -79,6 +81,8 @@ export interface CertificatePageOptions {
   pdfSigner: PdfCertificateView | undefined;
   /** The fields of the certificate's template (current version); none when it is archived. */
   templateFields?: TemplateField[];
+  /** Its claims into wallets, newest first (issue 31). */
+  claims?: ClaimRecord[];
 }
 
 function sendForm(c: CertificateView, opts: CertificatePageOptions): Html {
@@ -238,6 +242,7 @@ export function certificatePage(opts: CertificatePageOptions): string {
         <h3 class="small muted">Send history</h3>
         ${historyTable(opts.history, opts.historyTotal)}
       </section>
+      ${walletClaimsSection(opts.claims ?? [])}
       ${when(
         mayIssue,
         () =>

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/db.js';
 import * as repo from './emails.repository.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { messageForJob } from './job-message.js';
+import { mintClaimToken } from '../shared/claim-tokens.js';
 import type { MailMessage } from './mail-message.js';
 import { classifySendError, type MailTransport } from './mail-transport.js';
 import { BASE_DELAY_MS, MAX_ATTEMPTS, nextAttemptDelayMs } from './retry-policy.js';
@@ -86,6 +87,7 @@ async function listenForSends(db: Db, logger: Logger, onNotification: () => void
 function messageOrRefusal(
   job: repo.Job,
   service: { mailFrom: string; publicBaseUrl: string },
+  claimToken?: string,
 ): MailMessage | string {
   if (job.attempts > MAX_ATTEMPTS) return `gave up after ${MAX_ATTEMPTS} attempts`;
   // Revoked after the send was accepted: a revoked certificate is never mailed out.
@@ -93,10 +95,19 @@ function messageOrRefusal(
     return `not sent: the certificate was ${job.certificate_status.toLowerCase()} before delivery`;
   }
   try {
-    return messageForJob(job, service);
+    return messageForJob(job, service, claimToken);
   } catch (err) {
     return `message not built: ${(err as Error).message}`;
   }
+}
+
+// The secret of the "Add to your wallet" link a send carries, minted as it is composed (every
+// attempt, every resend: a new one; the token is never stored, only its hash): the certificate email
+// to the stored address and the wallet link email, for an Issued certificate.
+async function claimTokenFor(db: Db, job: repo.Job, at: Date): Promise<string | undefined> {
+  if (job.attempts > MAX_ATTEMPTS || job.certificate_status !== 'Issued') return undefined;
+  const wanted = job.kind === 'wallet_link' || (job.kind === 'certificate' && job.to_stored_address);
+  return wanted ? mintClaimToken(db, job.certificate_id, at) : undefined;
 }
 
 // Due reminders become queued sends (emails.repository: scheduleReminders), a batch at a time.
@@ -179,7 +190,14 @@ export function startEmailWorker(deps: {
   }
 
   async function deliver(job: repo.Job) {
-    const message = messageOrRefusal(job, deps);
+    let claimToken: string | undefined;
+    try {
+      claimToken = await claimTokenFor(db, job, now());
+    } catch (err) {
+      await recordSendError(db, job, err, { retryScale, logger, onOutcome: deps.onOutcome });
+      return;
+    }
+    const message = messageOrRefusal(job, deps, claimToken);
     if (typeof message === 'string') {
       await repo.markFailed(db, job, message);
       return;

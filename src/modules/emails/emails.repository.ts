@@ -3,7 +3,7 @@ import type { Queryable } from '../../platform/db/db.js';
 import { reminderPlan } from '../shared/reminders.js';
 
 export type SendStatus = 'queued' | 'sending' | 'sent' | 'failed';
-export type SendKind = 'certificate' | 'reminder';
+export type SendKind = 'certificate' | 'reminder' | 'wallet_link';
 
 export interface EmailSendRow {
   id: string;
@@ -26,16 +26,31 @@ const COLUMNS =
 // and the workers are woken when it commits.
 export async function enqueueSend(
   tx: Queryable,
-  input: { id: string; accountId: string; certificateId: string; recipientEmail: string; now: Date },
+  input: {
+    id: string;
+    accountId: string;
+    certificateId: string;
+    recipientEmail: string;
+    now: Date;
+    /** 'wallet_link': "Email me the wallet link" (the verification page); default 'certificate'. */
+    kind?: 'certificate' | 'wallet_link';
+  },
 ): Promise<EmailSendRow> {
   await tx.query('UPDATE certificates SET email_count = email_count + 1 WHERE id = $1 AND account_id = $2', [
     input.certificateId,
     input.accountId,
   ]);
   const { rows } = await tx.query<EmailSendRow>(
-    `INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, 'queued', $5, $5) RETURNING ${COLUMNS}`,
-    [input.id, input.accountId, input.certificateId, input.recipientEmail, input.now],
+    `INSERT INTO email_sends (id, account_id, certificate_id, recipient_email, status, next_attempt_at, created_at, kind)
+     VALUES ($1, $2, $3, $4, 'queued', $5, $5, $6) RETURNING ${COLUMNS}`,
+    [
+      input.id,
+      input.accountId,
+      input.certificateId,
+      input.recipientEmail,
+      input.now,
+      input.kind ?? 'certificate',
+    ],
   );
   await tx.query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
   return rows[0]!;
@@ -188,6 +203,9 @@ export async function scheduleReminders(
 
 export interface Job {
   id: string;
+  certificate_id: string;
+  /** Whether the send goes to the certificate's stored address (only then does it carry a wallet link). */
+  to_stored_address: boolean;
   attempts: number;
   kind: SendKind;
   remind_days: number | null;
@@ -223,7 +241,8 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
          FROM due WHERE s.id = due.id
        RETURNING s.id, s.attempts, s.recipient_email, s.certificate_id, s.kind, s.remind_days
      )
-     SELECT claimed.id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
+     SELECT claimed.id, claimed.certificate_id, claimed.attempts, claimed.recipient_email, c.status AS certificate_status,
+            lower(claimed.recipient_email) = lower(c.recipient_email) AS to_stored_address,
             c.recipient_name, c.unique_code, c.title,
             -- The name the certificate was issued under (frozen, as on its PDF and credential);
             -- certificates from before names were frozen take the account's.
@@ -236,7 +255,8 @@ export async function claimJobs(db: Queryable, input: { limit: number; leaseMs: 
             CASE WHEN claimed.kind = 'reminder'
                  THEN (SELECT t.design->>'renewalUrl' FROM templates t WHERE t.id = c.template_id) END AS renewal_url,
             -- The PDF only for what attaches it: a reminder does not (email.worker.ts, deliver).
-            CASE WHEN claimed.kind = 'reminder' AND c.expires_at IS NOT NULL THEN NULL ELSE p.pdf END AS pdf
+            CASE WHEN (claimed.kind = 'reminder' AND c.expires_at IS NOT NULL) OR claimed.kind = 'wallet_link'
+                 THEN NULL ELSE p.pdf END AS pdf
        FROM claimed
        JOIN certificates c ON c.id = claimed.certificate_id
        JOIN accounts a ON a.id = c.account_id

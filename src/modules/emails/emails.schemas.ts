@@ -24,9 +24,10 @@ export const EmailSend = Type.Object(
     id: Type.String({ format: 'uuid' }),
     certificateId: Type.String({ format: 'uuid' }),
     recipientEmail: Type.String(),
-    kind: Type.Union([Type.Literal('certificate'), Type.Literal('reminder')], {
+    kind: Type.Union([Type.Literal('certificate'), Type.Literal('reminder'), Type.Literal('wallet_link')], {
       description:
-        "certificate: the certificate email (a send, or email on issue); reminder: a renewal reminder before the expiry (the template's remindBeforeDays)",
+        "certificate: the certificate email (a send, or email on issue); reminder: a renewal reminder before the expiry (the template's remindBeforeDays); " +
+        'wallet_link: the "Add to your wallet" link the recipient asked for on the verification page (to the stored address only)',
     }),
     remindBeforeDays: Type.Union([Type.Integer(), Type.Null()], {
       description: 'For a reminder: how many days before the expiry it falls due; null otherwise',

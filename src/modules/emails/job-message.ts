@@ -2,10 +2,19 @@ import { verificationUrl } from '../shared/certificate-links.js';
 import type { Job } from './emails.repository.js';
 import { buildCertificateMessage, sendMessageId, type MailMessage } from './mail-message.js';
 import { buildReminderMessage } from './reminder-message.js';
+import { buildWalletLinkMessage } from './wallet-link-message.js';
+import { claimPageUrl } from '../shared/wallet-links.js';
 
 // The email of a claimed send (emails.repository: claimJobs): the certificate email with its PDF,
-// or the renewal reminder. Throws when it cannot be built (an address or a URL that is refused).
-export function messageForJob(job: Job, service: { mailFrom: string; publicBaseUrl: string }): MailMessage {
+// the renewal reminder, or the wallet link. `claimToken`: minted for this send (wallet-claims.ts), the
+// secret of its "Add to your wallet" link. Throws when it cannot be built (an address or a URL that
+// is refused).
+export function messageForJob(
+  job: Job,
+  service: { mailFrom: string; publicBaseUrl: string },
+  claimToken?: string,
+): MailMessage {
+  const claimUrl = claimToken === undefined ? undefined : claimPageUrl(service.publicBaseUrl, claimToken);
   const basics = {
     messageId: sendMessageId(job.id, service.mailFrom),
     from: service.mailFrom,
@@ -20,8 +29,13 @@ export function messageForJob(job: Job, service: { mailFrom: string; publicBaseU
   if (job.kind === 'reminder' && job.expires_at) {
     return buildReminderMessage({ ...basics, expiresAt: job.expires_at, renewalUrl: job.renewal_url });
   }
+  if (job.kind === 'wallet_link') {
+    if (!claimUrl) throw new Error('a wallet link email needs a claim token');
+    return buildWalletLinkMessage({ ...basics, claimUrl });
+  }
   return buildCertificateMessage({
     ...basics,
+    claimUrl,
     credentialUrl: job.has_credential
       ? `${service.publicBaseUrl}/api/v1/verify/${job.unique_code}/credential`
       : undefined,

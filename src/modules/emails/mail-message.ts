@@ -7,7 +7,8 @@ import { html, safe, when } from '../../platform/html.js';
 import { certificateFileName } from '../shared/certificate-links.js';
 import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 import { linkedInAddToProfileUrl } from '../shared/share-links.js';
-import { direction, languageOf, messagesIn } from '../../platform/i18n/i18n.js';
+import { direction, languageOf, messagesIn, type Messages } from '../../platform/i18n/i18n.js';
+import { qrPng } from '../shared/wallet-links.js';
 
 export interface MailAddress {
   name: string;
@@ -18,6 +19,8 @@ export interface MailAttachment {
   filename: string;
   content: Buffer;
   contentType: string;
+  /** Content-ID: a picture the HTML part shows (<img src="cid:...">) rather than a file. */
+  cid?: string;
 }
 
 /** A subset of nodemailer's `SendMailOptions`, so it can be passed to any nodemailer transport. */
@@ -58,6 +61,8 @@ export interface CertificateMessageInput extends CertificateMailBasics {
   expiresAt?: string | null;
   /** The issuing account's LinkedIn organisation id, when it set one. */
   linkedinOrganizationId?: string | null;
+  /** "Add to your wallet": the claim page's link, minted for this send (only to the stored address). */
+  claimUrl?: string;
   pdf: Buffer;
 }
 
@@ -122,6 +127,22 @@ export function checkedUrl(value: string, what = 'verificationUrl'): string {
   return url.href;
 }
 
+// "Add to your wallet": the claim page's link and its QR code, a small picture in the message.
+export const WALLET_QR_CID = 'wallet-qr@certsvc';
+export function walletPart(url: string): { url: string; qr: MailAttachment } {
+  return {
+    url,
+    qr: { filename: 'wallet-qr.png', content: qrPng(url, 3), contentType: 'image/png', cid: WALLET_QR_CID },
+  };
+}
+
+export function walletLine(url: string, h: Messages['html']) {
+  return html`<p>${h('email.wallet')}<br>
+<a href="${url}"><strong>${h('email.walletLink')}</strong></a></p>
+<p><img src="cid:${WALLET_QR_CID}" alt="${h('email.walletQrAlt')}" width="150" height="150"></p>
+`;
+}
+
 export function buildCertificateMessage(input: CertificateMessageInput): MailMessage {
   const recipient = sanitizeHeaderText(input.recipientName);
   const title = sanitizeHeaderText(input.title);
@@ -129,6 +150,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
   const url = checkedUrl(input.verificationUrl);
   const credential =
     input.credentialUrl === undefined ? undefined : checkedUrl(input.credentialUrl, 'credentialUrl');
+  const claim = input.claimUrl === undefined ? undefined : walletPart(checkedUrl(input.claimUrl, 'claimUrl'));
   const from = parseMailAddress(input.from, 'sender');
   const linkedIn =
     input.issuedAt === undefined
@@ -160,6 +182,7 @@ export function buildCertificateMessage(input: CertificateMessageInput): MailMes
     '',
     ...(linkedIn ? [t('email.linkedin'), linkedIn, ''] : []),
     ...(credential ? [t('email.credential'), credential, ''] : []),
+    ...(claim ? [t('email.wallet'), claim.url, ''] : []),
   ].join('\r\n');
 
   const bdi = (value: string) => html`<bdi>${value}</bdi>`;
@@ -184,7 +207,7 @@ ${safe(nameFontFaces(new URL('fonts/', url).href))}
 <p>${h('email.attached')} ${h('email.checkAt')}<br>
 <a href="${url}">${url}</a></p>
 <p>${h('email.code', { code: html`${code}` })}</p>
-${linkedInLine}${credentialLine}</body></html>
+${linkedInLine}${credentialLine}${when(claim, () => walletLine(claim!.url, h))}</body></html>
 `;
 
   return {
@@ -200,6 +223,7 @@ ${linkedInLine}${credentialLine}</body></html>
         content: input.pdf,
         contentType: 'application/pdf',
       },
+      ...(claim ? [claim.qr] : []),
     ],
   };
 }

@@ -28,7 +28,8 @@ export const VERIFY_PAGE_CSP = [
   'img-src data:',
   "font-src 'self'",
   "base-uri 'none'",
-  "form-action 'none'",
+  // "Email me the wallet link" posts to this service (wallet.routes.ts).
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -196,6 +197,19 @@ function pdfCheck(view: VerifyView, state: PageState, lang: Language): Html {
 </section>`;
 }
 
+// "Are you the recipient? Email me the wallet link" (issue 31): a valid, signed certificate only. The
+// form asks for nothing: the link goes to the stored address (wallet.routes.ts); no token is here.
+function walletLink(view: VerifyView, state: PageState, lang: Language): Html {
+  if (state !== 'valid' || !view.signed) return html``;
+  const say = messagesIn(lang).html;
+  return html`<section class="card share" id="wallet-link" aria-labelledby="wallet-link-title">
+<h2 id="wallet-link-title">${say('wallet.heading')}</h2>
+<p>${say('wallet.intro')}</p>
+<form method="post" action="${view.uniqueCode}/wallet-link?lang=${lang}"><button class="btn" type="submit" id="email-wallet-link">${say('wallet.button')}</button></form>
+</section>
+`;
+}
+
 export function renderVerifyPage(view: VerifyView, lang: Language = 'en'): string {
   const state = stateOf(view);
   const code = html`<span class="code">${view.uniqueCode}</span>`;
@@ -206,7 +220,7 @@ ${details(view, lang)}
 </dl>
 </article>
 ${share(view, state, lang)}
-${pdfCheck(view, state, lang)}
+${walletLink(view, state, lang)}${pdfCheck(view, state, lang)}
 <footer>${messageFragment(lang, 'page.footer', { code })}</footer>`;
   return layout({
     lang,

@@ -123,4 +123,43 @@ export const de: Catalog = {
   'door.docs': 'API-Referenz',
   'door.docsText': 'Für Entwickler: die HTTP-API mit ihrer OpenAPI-Beschreibung.',
   'door.notACode': '„{input}“ ist kein Zertifikatscode: Ein Code hat 16 Buchstaben und Ziffern.',
+  // Issue 31: the wallet link (email, verification page, claim page).
+  'email.wallet':
+    'Bewahren Sie es in einer digitalen Wallet-App auf (es gehört nur Ihnen; der Link gilt 30 Tage): Öffnen Sie den Link auf Ihrem Telefon oder scannen Sie den Code mit Ihrer Wallet:',
+  'email.walletLink': 'Zur Wallet hinzufügen',
+  'email.walletQrAlt': 'QR-Code des Links, der das Zertifikat zu Ihrer Wallet hinzufügt',
+  'walletEmail.subject': 'Ihr Wallet-Link: {title}',
+  'walletEmail.asked':
+    'Sie haben den Link angefordert, der Ihr Zertifikat {title} von {issuer} zu einer digitalen Wallet hinzufügt. Er gehört nur Ihnen und gilt 30 Tage:',
+  'walletEmail.notYou': 'Wenn Sie ihn nicht angefordert haben, können Sie diese E-Mail ignorieren.',
+  'wallet.heading': 'Sind Sie der Empfänger?',
+  'wallet.intro':
+    'Wir können den Link, der dieses Zertifikat zu einer digitalen Wallet hinzufügt, an die Adresse senden, für die es ausgestellt wurde.',
+  'wallet.button': 'Wallet-Link per E-Mail senden',
+  'wallet.sent.heading': 'Anfrage erhalten',
+  'wallet.sent.text':
+    'Wenn dieses Zertifikat zu einer Wallet hinzugefügt werden kann, erhält sein Empfänger in Kürze eine E-Mail mit dem Link.',
+  'wallet.sent.back': 'Zurück zum Zertifikat',
+  'claim.heading': 'Fügen Sie Ihr Zertifikat zu einer Wallet hinzu',
+  'claim.intro':
+    'Scannen Sie diesen Code mit Ihrer Wallet-App oder öffnen Sie den Link auf dem Telefon mit Ihrer Wallet.',
+  'claim.add': 'Zur Wallet hinzufügen',
+  'claim.qrAlt': 'QR-Code für Ihre Wallet-App',
+  'claim.badge': 'Badge herunterladen',
+  'claim.correction': 'Korrektur beantragen',
+  'claim.private': 'Diese Seite ist nur für Sie: Teilen Sie ihre Adresse nicht.',
+  'claim.uses': 'Dieser Link gilt bis {date}; er kann noch {n}-mal verwendet werden.',
+  'claim.notFound.heading': 'Wallet-Link nicht gefunden',
+  'claim.notFound.text':
+    'Prüfen Sie die Adresse oder fordern Sie auf der Prüfseite des Zertifikats einen neuen Link an.',
+  'claim.gone.heading': 'Dieser Wallet-Link kann nicht mehr verwendet werden',
+  'claim.gone.expired':
+    'Dieser Wallet-Link ist abgelaufen. Fordern Sie auf der Prüfseite des Zertifikats einen neuen an.',
+  'claim.gone.used_up':
+    'Dieser Wallet-Link wurde so oft verwendet wie möglich. Fordern Sie auf der Prüfseite des Zertifikats einen neuen an.',
+  'claim.gone.revoked':
+    'Dieses Zertifikat wurde widerrufen: Es kann nicht mehr zu einer Wallet hinzugefügt werden.',
+  'claim.gone.superseded':
+    'Dieses Zertifikat wurde durch ein korrigiertes ersetzt: Verwenden Sie den Link, der mit dem neuen gesendet wurde.',
+  'claim.title': '{title} — {name}',
 };

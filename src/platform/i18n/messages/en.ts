@@ -116,4 +116,40 @@ export const en = {
   'door.docs': 'API reference',
   'door.docsText': 'For developers: the HTTP API, with its OpenAPI description.',
   'door.notACode': '“{input}” is not a certificate code: a code has 16 letters and digits.',
+  // Issue 31: the wallet link (email, verification page, claim page).
+  'email.wallet':
+    'Keep it in a digital wallet app (it is yours alone; the link works for 30 days): open the link on your phone, or scan the code with your wallet:',
+  'email.walletLink': 'Add to your wallet',
+  'email.walletQrAlt': 'QR code of the link that adds the certificate to your wallet',
+  'walletEmail.subject': 'Your wallet link: {title}',
+  'walletEmail.asked':
+    'You asked for the link that adds your certificate {title} from {issuer} to a digital wallet. It is yours alone and works for 30 days:',
+  'walletEmail.notYou': 'If you did not ask for it, you can ignore this email.',
+  'wallet.heading': 'Are you the recipient?',
+  'wallet.intro':
+    'We can send the link that adds this certificate to a digital wallet to the address it was issued to.',
+  'wallet.button': 'Email me the wallet link',
+  'wallet.sent.heading': 'Request received',
+  'wallet.sent.text':
+    'If this certificate can be added to a wallet, its recipient will receive an email with the link shortly.',
+  'wallet.sent.back': 'Back to the certificate',
+  'claim.heading': 'Add your certificate to a wallet',
+  'claim.intro': 'Scan this code with your wallet app, or open the link on the phone that has your wallet.',
+  'claim.add': 'Add to your wallet',
+  'claim.qrAlt': 'QR code for your wallet app',
+  'claim.badge': 'Download badge',
+  'claim.correction': 'Request a correction',
+  'claim.private': 'This page is for you alone: do not share its address.',
+  'claim.uses': 'This link works until {date}; it can be used {n} more times.',
+  'claim.notFound.heading': 'Wallet link not found',
+  'claim.notFound.text': 'Check the address, or ask for a new link on the certificate’s verification page.',
+  'claim.gone.heading': 'This wallet link can no longer be used',
+  'claim.gone.expired':
+    'This wallet link has expired. Ask for a new one on the certificate’s verification page.',
+  'claim.gone.used_up':
+    'This wallet link has been used as many times as it can be. Ask for a new one on the certificate’s verification page.',
+  'claim.gone.revoked': 'This certificate has been revoked: it can no longer be added to a wallet.',
+  'claim.gone.superseded':
+    'This certificate was replaced by a corrected one: use the link sent with the new one.',
+  'claim.title': '{title} — {name}',
 } as const;

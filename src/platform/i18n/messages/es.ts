@@ -120,4 +120,42 @@ export const es: Catalog = {
   'door.docs': 'Referencia de la API',
   'door.docsText': 'Para desarrolladores: la API HTTP, con su descripción OpenAPI.',
   'door.notACode': '«{input}» no es un código de certificado: un código tiene 16 letras y cifras.',
+  // Issue 31: the wallet link (email, verification page, claim page).
+  'email.wallet':
+    'Guárdelo en una aplicación de cartera digital (es solo suyo; el enlace funciona 30 días): abra el enlace en su teléfono o escanee el código con su cartera:',
+  'email.walletLink': 'Añadir a su cartera',
+  'email.walletQrAlt': 'Código QR del enlace que añade el certificado a su cartera',
+  'walletEmail.subject': 'Su enlace de cartera: {title}',
+  'walletEmail.asked':
+    'Ha pedido el enlace que añade su certificado {title} de {issuer} a una cartera digital. Es solo suyo y funciona 30 días:',
+  'walletEmail.notYou': 'Si no lo ha pedido, puede ignorar este correo.',
+  'wallet.heading': '¿Es usted el destinatario?',
+  'wallet.intro':
+    'Podemos enviar el enlace que añade este certificado a una cartera digital a la dirección para la que se emitió.',
+  'wallet.button': 'Enviarme el enlace de la cartera',
+  'wallet.sent.heading': 'Solicitud recibida',
+  'wallet.sent.text':
+    'Si este certificado puede añadirse a una cartera, su destinatario recibirá en breve un correo con el enlace.',
+  'wallet.sent.back': 'Volver al certificado',
+  'claim.heading': 'Añada su certificado a una cartera',
+  'claim.intro':
+    'Escanee este código con su aplicación de cartera o abra el enlace en el teléfono que tiene su cartera.',
+  'claim.add': 'Añadir a su cartera',
+  'claim.qrAlt': 'Código QR para su aplicación de cartera',
+  'claim.badge': 'Descargar insignia',
+  'claim.correction': 'Solicitar una corrección',
+  'claim.private': 'Esta página es solo para usted: no comparta su dirección.',
+  'claim.uses': 'Este enlace funciona hasta el {date}; puede usarse {n} veces más.',
+  'claim.notFound.heading': 'Enlace de cartera no encontrado',
+  'claim.notFound.text':
+    'Compruebe la dirección o pida un nuevo enlace en la página de verificación del certificado.',
+  'claim.gone.heading': 'Este enlace de cartera ya no puede usarse',
+  'claim.gone.expired':
+    'Este enlace de cartera ha caducado. Pida uno nuevo en la página de verificación del certificado.',
+  'claim.gone.used_up':
+    'Este enlace de cartera se ha usado tantas veces como es posible. Pida uno nuevo en la página de verificación del certificado.',
+  'claim.gone.revoked': 'Este certificado ha sido revocado: ya no puede añadirse a una cartera.',
+  'claim.gone.superseded':
+    'Este certificado fue sustituido por uno corregido: use el enlace enviado con el nuevo.',
+  'claim.title': '{title} — {name}',
 };

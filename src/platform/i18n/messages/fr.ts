@@ -121,4 +121,42 @@ export const fr: Catalog = {
   'door.docs': 'Référence de l’API',
   'door.docsText': 'Pour les développeurs : l’API HTTP, avec sa description OpenAPI.',
   'door.notACode': '« {input} » n’est pas un code de certificat : un code compte 16 lettres et chiffres.',
+  // Issue 31: the wallet link (email, verification page, claim page).
+  'email.wallet':
+    'Conservez-le dans une application de portefeuille numérique (il n’est qu’à vous ; le lien fonctionne 30 jours) : ouvrez le lien sur votre téléphone ou scannez le code avec votre portefeuille :',
+  'email.walletLink': 'Ajouter à votre portefeuille',
+  'email.walletQrAlt': 'Code QR du lien qui ajoute le certificat à votre portefeuille',
+  'walletEmail.subject': 'Votre lien de portefeuille : {title}',
+  'walletEmail.asked':
+    'Vous avez demandé le lien qui ajoute votre certificat {title} de {issuer} à un portefeuille numérique. Il n’est qu’à vous et fonctionne 30 jours :',
+  'walletEmail.notYou': 'Si vous ne l’avez pas demandé, ignorez ce message.',
+  'wallet.heading': 'Êtes-vous le destinataire ?',
+  'wallet.intro':
+    'Nous pouvons envoyer le lien qui ajoute ce certificat à un portefeuille numérique à l’adresse à laquelle il a été délivré.',
+  'wallet.button': 'M’envoyer le lien du portefeuille',
+  'wallet.sent.heading': 'Demande reçue',
+  'wallet.sent.text':
+    'Si ce certificat peut être ajouté à un portefeuille, son destinataire recevra bientôt un e-mail avec le lien.',
+  'wallet.sent.back': 'Retour au certificat',
+  'claim.heading': 'Ajoutez votre certificat à un portefeuille',
+  'claim.intro':
+    'Scannez ce code avec votre application de portefeuille, ou ouvrez le lien sur le téléphone qui a votre portefeuille.',
+  'claim.add': 'Ajouter à votre portefeuille',
+  'claim.qrAlt': 'Code QR pour votre application de portefeuille',
+  'claim.badge': 'Télécharger le badge',
+  'claim.correction': 'Demander une correction',
+  'claim.private': 'Cette page n’est que pour vous : ne partagez pas son adresse.',
+  'claim.uses': 'Ce lien fonctionne jusqu’au {date} ; il peut encore servir {n} fois.',
+  'claim.notFound.heading': 'Lien de portefeuille introuvable',
+  'claim.notFound.text':
+    'Vérifiez l’adresse, ou demandez un nouveau lien sur la page de vérification du certificat.',
+  'claim.gone.heading': 'Ce lien de portefeuille ne peut plus être utilisé',
+  'claim.gone.expired':
+    'Ce lien de portefeuille a expiré. Demandez-en un nouveau sur la page de vérification du certificat.',
+  'claim.gone.used_up':
+    'Ce lien de portefeuille a servi autant de fois que possible. Demandez-en un nouveau sur la page de vérification du certificat.',
+  'claim.gone.revoked': 'Ce certificat a été révoqué : il ne peut plus être ajouté à un portefeuille.',
+  'claim.gone.superseded':
+    'Ce certificat a été remplacé par un certificat corrigé : utilisez le lien envoyé avec le nouveau.',
+  'claim.title': '{title} — {name}',
 };

@@ -114,4 +114,41 @@ export const ja: Catalog = {
   'door.docs': 'API リファレンス',
   'door.docsText': '開発者向け：HTTP API と OpenAPI による説明。',
   'door.notACode': '「{input}」は証明書コードではありません。コードは 16 文字の英数字です。',
+  // Issue 31: the wallet link (email, verification page, claim page).
+  'email.wallet':
+    'デジタルウォレットアプリに保存できます（あなた専用、リンクは30日間有効）：スマートフォンでリンクを開くか、ウォレットでコードをスキャンしてください：',
+  'email.walletLink': 'ウォレットに追加',
+  'email.walletQrAlt': '証明書をウォレットに追加するリンクのQRコード',
+  'walletEmail.subject': 'ウォレット用リンク：{title}',
+  'walletEmail.asked':
+    '{issuer} の証明書 {title} をデジタルウォレットに追加するリンクのご依頼を受けました。あなた専用で、30日間有効です：',
+  'walletEmail.notYou': 'お心当たりがない場合は、このメールを無視してください。',
+  'wallet.heading': '受領者の方ですか？',
+  'wallet.intro':
+    'この証明書をデジタルウォレットに追加するリンクを、発行先のメールアドレスにお送りできます。',
+  'wallet.button': 'ウォレット用リンクをメールで受け取る',
+  'wallet.sent.heading': 'リクエストを受け付けました',
+  'wallet.sent.text':
+    'この証明書をウォレットに追加できる場合、受領者にまもなくリンク付きのメールが届きます。',
+  'wallet.sent.back': '証明書に戻る',
+  'claim.heading': '証明書をウォレットに追加',
+  'claim.intro':
+    'ウォレットアプリでこのコードをスキャンするか、ウォレットのあるスマートフォンでリンクを開いてください。',
+  'claim.add': 'ウォレットに追加',
+  'claim.qrAlt': 'ウォレットアプリ用のQRコード',
+  'claim.badge': 'バッジをダウンロード',
+  'claim.correction': '訂正を依頼',
+  'claim.private': 'このページはあなた専用です。アドレスを共有しないでください。',
+  'claim.uses': 'このリンクは {date} まで有効で、あと {n} 回使えます。',
+  'claim.notFound.heading': 'ウォレット用リンクが見つかりません',
+  'claim.notFound.text': 'アドレスを確認するか、証明書の検証ページで新しいリンクを依頼してください。',
+  'claim.gone.heading': 'このウォレット用リンクはもう使えません',
+  'claim.gone.expired':
+    'このウォレット用リンクは期限切れです。証明書の検証ページで新しいリンクを依頼してください。',
+  'claim.gone.used_up':
+    'このウォレット用リンクは使用回数の上限に達しました。証明書の検証ページで新しいリンクを依頼してください。',
+  'claim.gone.revoked': 'この証明書は取り消されました。ウォレットに追加することはできません。',
+  'claim.gone.superseded':
+    'この証明書は訂正版に置き換えられました。新しい証明書と一緒に送られたリンクを使ってください。',
+  'claim.title': '{title} — {name}',
 };

@@ -120,4 +120,42 @@ export const pt: Catalog = {
   'door.docs': 'Referência da API',
   'door.docsText': 'Para desenvolvedores: a API HTTP, com sua descrição OpenAPI.',
   'door.notACode': '“{input}” não é um código de certificado: um código tem 16 letras e algarismos.',
+  // Issue 31: the wallet link (email, verification page, claim page).
+  'email.wallet':
+    'Guarde-o numa aplicação de carteira digital (é só seu; a ligação funciona 30 dias): abra a ligação no seu telemóvel ou leia o código com a sua carteira:',
+  'email.walletLink': 'Adicionar à sua carteira',
+  'email.walletQrAlt': 'Código QR da ligação que adiciona o certificado à sua carteira',
+  'walletEmail.subject': 'A sua ligação de carteira: {title}',
+  'walletEmail.asked':
+    'Pediu a ligação que adiciona o seu certificado {title} de {issuer} a uma carteira digital. É só sua e funciona 30 dias:',
+  'walletEmail.notYou': 'Se não a pediu, pode ignorar este e-mail.',
+  'wallet.heading': 'É o destinatário?',
+  'wallet.intro':
+    'Podemos enviar a ligação que adiciona este certificado a uma carteira digital para o endereço a que foi emitido.',
+  'wallet.button': 'Enviar-me a ligação da carteira',
+  'wallet.sent.heading': 'Pedido recebido',
+  'wallet.sent.text':
+    'Se este certificado puder ser adicionado a uma carteira, o seu destinatário receberá em breve um e-mail com a ligação.',
+  'wallet.sent.back': 'Voltar ao certificado',
+  'claim.heading': 'Adicione o seu certificado a uma carteira',
+  'claim.intro':
+    'Leia este código com a sua aplicação de carteira ou abra a ligação no telemóvel que tem a sua carteira.',
+  'claim.add': 'Adicionar à sua carteira',
+  'claim.qrAlt': 'Código QR para a sua aplicação de carteira',
+  'claim.badge': 'Descarregar o distintivo',
+  'claim.correction': 'Pedir uma correção',
+  'claim.private': 'Esta página é só para si: não partilhe o seu endereço.',
+  'claim.uses': 'Esta ligação funciona até {date}; pode ser usada mais {n} vezes.',
+  'claim.notFound.heading': 'Ligação de carteira não encontrada',
+  'claim.notFound.text':
+    'Verifique o endereço ou peça uma nova ligação na página de verificação do certificado.',
+  'claim.gone.heading': 'Esta ligação de carteira já não pode ser usada',
+  'claim.gone.expired':
+    'Esta ligação de carteira expirou. Peça uma nova na página de verificação do certificado.',
+  'claim.gone.used_up':
+    'Esta ligação de carteira foi usada tantas vezes quanto possível. Peça uma nova na página de verificação do certificado.',
+  'claim.gone.revoked': 'Este certificado foi revogado: já não pode ser adicionado a uma carteira.',
+  'claim.gone.superseded':
+    'Este certificado foi substituído por um corrigido: use a ligação enviada com o novo.',
+  'claim.title': '{title} — {name}',
 };
