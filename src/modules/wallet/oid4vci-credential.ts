@@ -8,6 +8,7 @@ import {
   resolveClaimTokenById,
   type ClaimTarget,
 } from '../shared/claim-tokens.js';
+import { insertClaim } from './claims.repository.js';
 import * as grants from './oid4vci-grants.repository.js';
 import { Oid4vciError } from './oid4vci-errors.js';
 import { checkKeyProof, proofNonce } from './oid4vci-key-proof.js';
@@ -138,12 +139,13 @@ export async function issueCredential(opts: {
     if (!(await countClaim(tx, target.tokenId))) {
       throw new Oid4vciError('credential_request_denied', new ClaimTokenGoneError('used_up').message);
     }
-    await grants.insertCredentialClaim(tx, {
-      claimTokenId: target.tokenId,
+    await insertClaim(tx, {
+      tokenId: target.tokenId,
       certificateId: target.certificateId,
       accountId,
-      now,
+      at: now,
       holderDid: holder.did,
+      protocol: 'OID4VCI',
       format: FORMAT_OF[configuration],
     });
   });

@@ -2,7 +2,8 @@ import type { Queryable } from '../../platform/db/db.js';
 import { uuidv7 } from '../../platform/ids.js';
 
 // The OID4VCI grants (migration 033): pre-authorized codes, access tokens and c_nonces, each found
-// by the SHA-256 of its secret and scoped to the issuing account; and the claims they end in.
+// by the SHA-256 of its secret and scoped to the issuing account. The claims they end in are
+// recorded by claims.repository.ts, as the VC API exchange's are.
 
 export async function issuerName(db: Queryable, accountId: string): Promise<string | undefined> {
   const { rows } = await db.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [accountId]);
@@ -101,30 +102,4 @@ export async function consumeNonce(
     [accountId, nonceSha256, now],
   );
   return rowCount === 1;
-}
-
-export async function insertCredentialClaim(
-  db: Queryable,
-  row: {
-    claimTokenId: string;
-    certificateId: string;
-    accountId: string;
-    now: Date;
-    holderDid: string;
-    format: 'ldp_vc' | 'dc+sd-jwt';
-  },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO credential_claims (id, claim_token_id, certificate_id, account_id, claimed_at, holder_did, protocol, format)
-     VALUES ($1, $2, $3, $4, $5, $6, 'OID4VCI', $7)`,
-    [
-      uuidv7(row.now.getTime()),
-      row.claimTokenId,
-      row.certificateId,
-      row.accountId,
-      row.now,
-      row.holderDid,
-      row.format,
-    ],
-  );
 }

@@ -32,16 +32,7 @@ export function oid4vciEndpoints(publicBaseUrl: string, accountId: string) {
   };
 }
 
-/** The URL of a claim token's credential offer (what the interaction URL's OID4VCI entry names). */
-export function credentialOfferUri(publicBaseUrl: string, claimToken: string): string {
-  return `${publicBaseUrl}/claim/${claimToken}/oid4vci/offer`;
-}
-
-/** `openid-credential-offer://?credential_offer_uri=...`: the offer by reference, for a QR code. */
-export function credentialOfferLink(publicBaseUrl: string, claimToken: string): string {
-  const uri = encodeURIComponent(credentialOfferUri(publicBaseUrl, claimToken));
-  return `openid-credential-offer://?credential_offer_uri=${uri}`;
-}
+// The offer's own URL and its openid-credential-offer:// link: shared/wallet-links.ts.
 
 const proofTypes = { jwt: { proof_signing_alg_values_supported: [...PROOF_ALGS] } };
 
