@@ -130,6 +130,14 @@ describe('OID4VCI: offer, metadata, token, nonce and key proofs', () => {
     ]);
     const again = await wallet.resolveCredentialOffer(offerLink(token));
     assert.notEqual(codeOf(again), codeOf(offer), 'a fresh code per offer');
+    // HEAD answers without minting a code.
+    const codes = async () =>
+      (await t.deps.db.query('SELECT count(*)::int AS n FROM oid4vci_pre_authorized_codes')).rows[0]
+        .n as number;
+    const before = await codes();
+    const head = await fetch(`${base}/claim/${token}/oid4vci/offer`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(await codes(), before);
 
     const metadata = await wallet.resolveIssuerMetadata(offer.credential_issuer);
     const { accessTokenResponse } = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({

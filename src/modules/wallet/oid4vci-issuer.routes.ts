@@ -63,7 +63,14 @@ export async function oid4vciRoutes(app: FastifyInstance, opts: { oid4vci: Oid4v
   app.get<{ Params: { token: string } }>(
     '/claim/:token/oid4vci/offer',
     { config: anonymous, schema: { hide: true, params: ClaimToken } },
-    async (request, reply) => secretJson(reply, await oid4vci.offer(request.params.token)),
+    async (request, reply) => {
+      // A HEAD (a link checker) says whether the offer is there without minting a code.
+      if (request.method === 'HEAD') {
+        await oid4vci.offerHead(request.params.token);
+        return secretJson(reply, {});
+      }
+      return secretJson(reply, await oid4vci.offer(request.params.token));
+    },
   );
 
   app.post<{ Params: { accountId: string } }>(

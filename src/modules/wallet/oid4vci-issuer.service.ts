@@ -75,6 +75,11 @@ export function createOid4vciService(deps: {
       return authorizationServerMetadata(publicBaseUrl, accountId);
     },
 
+    /** Whether a claim token's offer is there (a HEAD request): mints no code. */
+    async offerHead(claimToken: string): Promise<void> {
+      await resolveClaimToken(db, claimToken, deps.now());
+    },
+
     /** The credential offer of a claim token, with a pre-authorized code of its own. */
     async offer(claimToken: string) {
       const now = deps.now();
