@@ -31,6 +31,7 @@ import { credentialsRoutes } from './modules/proof/credentials.routes.js';
 import { sdJwtRoutes } from './modules/proof/sd-jwt.routes.js';
 import { badgeRoutes } from './modules/wallet/badges.routes.js';
 import { claimCorrectionRoutes, myRoutes } from './modules/recipients/my.routes.js';
+import { oid4vciRoutes } from './modules/wallet/oid4vci-issuer.routes.js';
 import { walletRoutes } from './modules/wallet/wallet.routes.js';
 
 const OPTIONAL_BODY_OPERATIONS = ['sendCertificate', 'revokeCertificate'];
@@ -169,6 +170,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
   credentialsRoutes(app, deps.services.proof);
   sdJwtRoutes(app, deps.services.proof);
   badgeRoutes(app, { db: deps.db, now: deps.now });
+  await app.register(oid4vciRoutes, { oid4vci: deps.services.oid4vci });
   walletRoutes(app, {
     wallet: deps.services.wallet,
     publicBaseUrl: deps.config.publicBaseUrl,

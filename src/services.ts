@@ -74,6 +74,7 @@ const load = {
   sso: () => import('./modules/sso/sso.service.js'),
   recipients: () => import('./modules/recipients/recipients.service.js'),
   corrections: () => import('./modules/recipients/corrections.service.js'),
+  oid4vci: () => import('./modules/wallet/oid4vci-issuer.service.js'),
   wallet: () => import('./modules/wallet/wallet.service.js'),
 } satisfies Record<string, Module<unknown>>;
 type Loaded<K extends keyof typeof load> = Awaited<ReturnType<(typeof load)[K]>>;
@@ -104,6 +105,7 @@ export interface ServiceMap {
   sso: ReturnType<Loaded<'sso'>['createSsoService']>;
   recipients: ReturnType<Loaded<'recipients'>['createRecipientsService']>;
   corrections: ReturnType<Loaded<'corrections'>['createCorrectionsService']>;
+  oid4vci: ReturnType<Loaded<'oid4vci'>['createOid4vciService']>;
   wallet: ReturnType<Loaded<'wallet'>['createWalletService']>;
 }
 export type ServiceName = keyof ServiceMap;
@@ -260,6 +262,19 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
           () => [],
         ),
       onMailFailed: (err) => deps.logger.error({ err }, 'a correction email could not be sent'),
+    });
+  },
+  // OID4VCI (issue 31): both formats are made by the proof module, bound to the key proof's holder.
+  oid4vci: async ({ deps, get }) => {
+    const proof = await get('proof');
+    return (await load.oid4vci()).createOid4vciService({
+      db: deps.db,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      now: deps.now,
+      makers: {
+        ldpVc: (input) => proof.signBound(input),
+        sdJwt: (input) => proof.issueSdJwtVc({ ...input, holderJwk: { ...input.holderJwk } }),
+      },
     });
   },
   wallet: async ({ deps, get }) =>

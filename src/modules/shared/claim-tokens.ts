@@ -63,20 +63,33 @@ export interface ClaimTarget {
  */
 export async function resolveClaimToken(db: Queryable, token: string, now: Date): Promise<ClaimTarget> {
   if (!isClaimToken(token)) throw new NotFoundError('Wallet link');
-  const { rows } = await db.query<{
-    id: string;
-    certificate_id: string;
-    account_id: string;
-    claims_used: number;
-    expires_at: Date;
-    status: string;
-    superseded_by: string | null;
-  }>(
-    `SELECT t.id, t.certificate_id, t.account_id, t.claims_used, t.expires_at, c.status, c.superseded_by
-       FROM claim_tokens t JOIN certificates c ON c.id = t.certificate_id
-      WHERE t.token_sha256 = $1`,
-    [claimTokenHash(token)],
+  return targetOf(
+    await db.query<TargetRow>(`${TARGET} WHERE t.token_sha256 = $1`, [claimTokenHash(token)]),
+    now,
   );
+}
+
+/**
+ * The same, by the token's id: for a grant that came from a token and outlives the request that
+ * showed it (an OID4VCI access token), so the token's rules apply again at each later use.
+ */
+export async function resolveClaimTokenById(db: Queryable, tokenId: string, now: Date): Promise<ClaimTarget> {
+  return targetOf(await db.query<TargetRow>(`${TARGET} WHERE t.id = $1`, [tokenId]), now);
+}
+
+interface TargetRow {
+  id: string;
+  certificate_id: string;
+  account_id: string;
+  claims_used: number;
+  expires_at: Date;
+  status: string;
+  superseded_by: string | null;
+}
+const TARGET = `SELECT t.id, t.certificate_id, t.account_id, t.claims_used, t.expires_at, c.status, c.superseded_by
+  FROM claim_tokens t JOIN certificates c ON c.id = t.certificate_id`;
+
+function targetOf({ rows }: { rows: TargetRow[] }, now: Date): ClaimTarget {
   const row = rows[0];
   if (!row || row.status === 'Draft') throw new NotFoundError('Wallet link');
   if (row.status === 'Revoked') throw new ClaimTokenGoneError('revoked');

@@ -1,0 +1,160 @@
+import type { JsonWebKey } from 'node:crypto';
+import type { IssuerMetadataResult, Openid4vciIssuer } from '@openid4vc/openid4vci';
+import type { Db } from '../../platform/db/db.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
+import {
+  ClaimTokenGoneError,
+  countClaim,
+  resolveClaimTokenById,
+  type ClaimTarget,
+} from '../shared/claim-tokens.js';
+import { insertClaim } from './claims.repository.js';
+import * as grants from './oid4vci-grants.repository.js';
+import { Oid4vciError } from './oid4vci-errors.js';
+import { checkKeyProof, proofNonce } from './oid4vci-key-proof.js';
+import { CONFIGURATION_IDS, FORMAT_OF, type ConfigurationId } from './oid4vci-metadata.js';
+import type { HolderKey } from './oid4vci-proof-keys.js';
+
+// The credential endpoint's work (OID4VCI 1.0 section 8): the claim token behind the access token
+// must still be usable; the request names one configuration and carries one jwt key proof with a
+// c_nonce of this issuer; the credential is made for the proof's holder, then the nonce is used up,
+// the claim counted and recorded in one transaction. Nothing is written when anything is refused.
+
+/** How the two formats are made; the composition root wires them to the proof module. */
+export interface CredentialMakers {
+  /** The Open Badges 3.0 credential bound to the holder's DID, signed now (ldp_vc). */
+  ldpVc?: (input: {
+    accountId: string;
+    certificateId: string;
+    holderDid: string;
+    now: Date;
+  }) => Promise<Record<string, unknown>>;
+  /** The SD-JWT VC (dc+sd-jwt) with the holder's public key as its confirmation key. */
+  sdJwt?: (input: {
+    accountId: string;
+    certificateId: string;
+    holderJwk: JsonWebKey;
+    now: Date;
+  }) => Promise<string>;
+}
+
+async function usableTarget(db: Db, claimTokenId: string, now: Date): Promise<ClaimTarget> {
+  try {
+    return await resolveClaimTokenById(db, claimTokenId, now);
+  } catch (err) {
+    if (err instanceof ClaimTokenGoneError) throw new Oid4vciError('credential_request_denied', err.message);
+    if (err instanceof NotFoundError)
+      throw new Oid4vciError('invalid_token', 'The access token no longer grants anything');
+    throw err;
+  }
+}
+
+function requestedConfiguration(body: unknown): ConfigurationId {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new Oid4vciError('invalid_credential_request', 'The credential request must be a JSON object');
+  }
+  const id = (body as { credential_configuration_id?: unknown }).credential_configuration_id;
+  if (id === undefined) {
+    throw new Oid4vciError(
+      'invalid_credential_request',
+      `Name the credential with credential_configuration_id (${CONFIGURATION_IDS.join(' or ')})`,
+    );
+  }
+  if (!CONFIGURATION_IDS.includes(id as ConfigurationId)) {
+    throw new Oid4vciError(
+      'unknown_credential_configuration',
+      `This issuer offers ${CONFIGURATION_IDS.join(' and ')} only`,
+    );
+  }
+  return id as ConfigurationId;
+}
+
+async function make(
+  makers: CredentialMakers,
+  configuration: ConfigurationId,
+  target: ClaimTarget,
+  holder: HolderKey,
+  now: Date,
+): Promise<string | Record<string, unknown>> {
+  const input = { accountId: target.accountId, certificateId: target.certificateId, now };
+  const format = FORMAT_OF[configuration];
+  try {
+    if (format === 'ldp_vc' && makers.ldpVc) return await makers.ldpVc({ ...input, holderDid: holder.did });
+    if (format === 'dc+sd-jwt' && makers.sdJwt)
+      return await makers.sdJwt({ ...input, holderJwk: holder.jwk });
+  } catch (err) {
+    // The proof module's refusals: no credential to bind (issued before credentials existed), the
+    // certificate revoked or expired, a key it will not bind to.
+    if (err instanceof NotFoundError || err instanceof ConflictError) {
+      throw new Oid4vciError('credential_request_denied', err.message);
+    }
+    if (err instanceof ValidationError) throw new Oid4vciError('invalid_proof', err.message);
+    throw err;
+  }
+  throw new Oid4vciError('credential_request_denied', `This instance cannot issue ${configuration}`);
+}
+
+export async function issueCredential(opts: {
+  db: Db;
+  library: Openid4vciIssuer;
+  makers: CredentialMakers;
+  metadata: IssuerMetadataResult;
+  accountId: string;
+  claimTokenId: string;
+  body: unknown;
+  now: Date;
+  nonceSha256: (nonce: string) => Buffer;
+}) {
+  const { db, library, accountId, now } = opts;
+  const target = await usableTarget(db, opts.claimTokenId, now);
+  const configuration = requestedConfiguration(opts.body);
+  let parsed;
+  try {
+    parsed = library.parseCredentialRequest({
+      issuerMetadata: opts.metadata,
+      credentialRequest: opts.body as Record<string, unknown>,
+    });
+  } catch (err) {
+    throw new Oid4vciError('invalid_credential_request', (err as Error).message.split('\n')[0]!);
+  }
+  const jwts = parsed.proofs?.jwt;
+  if (!jwts || jwts.length !== 1) {
+    throw new Oid4vciError('invalid_proof', 'Send exactly one key proof, of proof type jwt');
+  }
+  const jwt = jwts[0]!;
+  const nonce = proofNonce(jwt);
+  const nonceHash = opts.nonceSha256(nonce);
+  const nonceExpiresAt = await grants.nonceExpiry(db, accountId, nonceHash, now);
+  if (!nonceExpiresAt) throw staleNonce();
+  const { holder } = await checkKeyProof(library, {
+    metadata: opts.metadata,
+    jwt,
+    nonce,
+    nonceExpiresAt,
+    now,
+  });
+  const credential = await make(opts.makers, configuration, target, holder, now);
+  await db.transaction(async (tx) => {
+    if (!(await grants.consumeNonce(tx, accountId, nonceHash, now))) throw staleNonce();
+    if (!(await countClaim(tx, target.tokenId))) {
+      throw new Oid4vciError('credential_request_denied', new ClaimTokenGoneError('used_up').message);
+    }
+    await insertClaim(tx, {
+      tokenId: target.tokenId,
+      certificateId: target.certificateId,
+      accountId,
+      at: now,
+      holderDid: holder.did,
+      protocol: 'OID4VCI',
+      format: FORMAT_OF[configuration],
+    });
+  });
+  return library.createCredentialResponse({ credentialRequest: parsed, credentials: [{ credential }] });
+}
+
+function staleNonce(): Oid4vciError {
+  return new Oid4vciError(
+    'invalid_nonce',
+    'The c_nonce is unknown, used or expired: get a new one from the nonce endpoint',
+  );
+}

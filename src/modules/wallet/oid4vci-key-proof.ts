@@ -1,0 +1,101 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
+import { clientAuthenticationNone, decodeJwt, HashAlgorithm, type JwtSigner } from '@openid4vc/oauth2';
+import { Openid4vciIssuer, type IssuerMetadataResult } from '@openid4vc/openid4vci';
+import { Oid4vciError } from './oid4vci-errors.js';
+import {
+  didKeyUrlToKey,
+  HolderKeyError,
+  jwkToDidKey,
+  jwsSignatureValid,
+  type HolderKey,
+} from './oid4vci-proof-keys.js';
+
+// The key proof of a credential request (OID4VCI 1.0 appendix F.1): a JWT of type
+// openid4vci-proof+jwt, signed by the holder's key, for this issuer (`aud`), with a c_nonce of this
+// issuer's nonce endpoint. The library checks the JWT's shape, type, audience, nonce and times and
+// calls back here for the signature; this module says which keys are accepted (did:key `kid` or a
+// `jwk`, exactly one; Ed25519 or P-256) and which DID the holder is.
+
+function holderKeyOf(signer: JwtSigner & { publicJwk?: unknown }): HolderKey {
+  if (signer.method === 'did') {
+    if (!signer.didUrl.startsWith('did:key:')) throw new HolderKeyError('The kid must be a did:key URL');
+    return didKeyUrlToKey(signer.didUrl);
+  }
+  if (signer.method === 'jwk') return jwkToDidKey(signer.publicJwk as JsonWebKey);
+  throw new HolderKeyError('The key proof must name its key by a did:key kid or a jwk header');
+}
+
+/** What the libraries call back for: hashes, randomness and the key proofs' signatures. */
+export const LIBRARY_CALLBACKS = {
+  hash: (data: Uint8Array, alg: HashAlgorithm) =>
+    createHash(alg === HashAlgorithm.Sha384 ? 'sha384' : alg === HashAlgorithm.Sha512 ? 'sha512' : 'sha256')
+      .update(data)
+      .digest(),
+  generateRandom: (length: number) => randomBytes(length),
+  clientAuthentication: clientAuthenticationNone({ clientId: 'wallet' }),
+  signJwt: () => {
+    throw new Error('this issuer signs no JWT through the OID4VCI library');
+  },
+  verifyJwt: (signer: JwtSigner, jwt: { header: { alg: string }; compact: string }) => {
+    const key = holderKeyOf(signer);
+    return jwsSignatureValid(jwt.compact, jwt.header.alg, key)
+      ? { verified: true, signerJwk: key.jwk as never }
+      : { verified: false };
+  },
+} satisfies ConstructorParameters<typeof Openid4vciIssuer>[0]['callbacks'];
+
+/** The library's issuer, with the callbacks it needs to check requests and key proofs. */
+export function createLibraryIssuer(): Openid4vciIssuer {
+  return new Openid4vciIssuer({ callbacks: LIBRARY_CALLBACKS });
+}
+
+export interface CheckedProof {
+  holder: HolderKey;
+}
+
+/** The c_nonce a proof carries, read before it is checked; invalid_proof when it has none. */
+export function proofNonce(jwt: string): string {
+  let payload: { nonce?: unknown };
+  let header: Record<string, unknown>;
+  try {
+    ({ header, payload } = decodeJwt({ jwt }));
+  } catch {
+    throw new Oid4vciError('invalid_proof', 'The key proof is not a JWT');
+  }
+  const named = ['kid', 'jwk', 'x5c', 'trust_chain'].filter((k) => header[k] !== undefined);
+  if (named.length !== 1 || (named[0] !== 'kid' && named[0] !== 'jwk')) {
+    throw new Oid4vciError(
+      'invalid_proof',
+      'The key proof header must name its key by exactly one of kid (a did:key URL) or jwk',
+    );
+  }
+  if (typeof payload.nonce !== 'string' || payload.nonce === '') {
+    throw new Oid4vciError(
+      'invalid_proof',
+      'The key proof has no nonce: get a c_nonce from the nonce endpoint',
+    );
+  }
+  return payload.nonce;
+}
+
+/** Checks the proof (signature, type, aud, nonce, times); the holder's key and DID when it holds. */
+export async function checkKeyProof(
+  library: Openid4vciIssuer,
+  opts: { metadata: IssuerMetadataResult; jwt: string; nonce: string; nonceExpiresAt: Date; now: Date },
+): Promise<CheckedProof> {
+  try {
+    const { signer } = await library.verifyCredentialRequestJwtProof({
+      issuerMetadata: opts.metadata,
+      jwt: opts.jwt,
+      expectedNonce: opts.nonce,
+      nonceExpiresAt: opts.nonceExpiresAt,
+      now: opts.now,
+    });
+    return { holder: holderKeyOf(signer) };
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    const reason = cause instanceof HolderKeyError ? cause.message : (err as Error).message;
+    throw new Oid4vciError('invalid_proof', `The key proof is not valid: ${reason}`);
+  }
+}
