@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import type { Db } from './platform/db/db.js';
 import type { FileChecker, PdfRenderer } from './pdf/pdf-renderer.js';
+import { timedRenderer } from './pdf/timed-renderer.js';
 import type { EmailWorker } from './modules/emails/email.worker.js';
 import type { MailTransport } from './modules/emails/mail-transport.js';
 import type { ImportWorker } from './modules/imports/import.worker.js';
@@ -17,31 +18,6 @@ export interface ServiceDeps {
   metrics: Metrics;
   // Seals the accounts' signing keys; absent, this process cannot sign (CLI with DATABASE_URL).
   vault?: KeyVault;
-}
-
-// Every render, timed: one observation per request (one document, or the documents of a batch).
-function timed(renderer: PdfRenderer, metrics: Metrics): PdfRenderer {
-  return {
-    ...renderer,
-    async render(template, items) {
-      const stop = metrics.pdfRender.startTimer();
-      try {
-        return await renderer.render(template, items);
-      } finally {
-        stop();
-        metrics.pdfsRendered.inc(items.length);
-      }
-    },
-    async renderSealable(template, items) {
-      const stop = metrics.pdfRender.startTimer();
-      try {
-        return await renderer.renderSealable(template, items);
-      } finally {
-        stop();
-        metrics.pdfsRendered.inc(items.length);
-      }
-    },
-  };
 }
 
 // The services of one process, each built from its module on demand: the server builds them all
@@ -325,7 +301,7 @@ export async function createServices(deps: ServiceDeps, only: readonly ServiceNa
       if (!built.has(name)) built.set(name, BUILD[name](parts));
       return built.get(name) as Promise<ServiceMap[typeof name]>;
     },
-    renderer: () => (renderer ??= timed(pdf!.createPdfRenderer(), metrics)),
+    renderer: () => (renderer ??= timedRenderer(pdf!.createPdfRenderer(), metrics)),
     checker: () => (checker ??= pdf!.createFileChecker()),
     mailTransport: () => (mailTransport ??= newTransport()),
     importWorkers,

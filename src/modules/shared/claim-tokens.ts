@@ -92,8 +92,9 @@ const TARGET = `SELECT t.id, t.certificate_id, t.account_id, t.claims_used, t.ex
 function targetOf({ rows }: { rows: TargetRow[] }, now: Date): ClaimTarget {
   const row = rows[0];
   if (!row || row.status === 'Draft') throw new NotFoundError('Wallet link');
-  if (row.status === 'Revoked') throw new ClaimTokenGoneError('revoked');
+  // A reissue revokes the old certificate and names its successor: it says "superseded".
   if (row.superseded_by) throw new ClaimTokenGoneError('superseded');
+  if (row.status === 'Revoked') throw new ClaimTokenGoneError('revoked');
   if (row.expires_at.getTime() <= now.getTime()) throw new ClaimTokenGoneError('expired');
   if (row.claims_used >= CLAIMS_PER_TOKEN) throw new ClaimTokenGoneError('used_up');
   return {
