@@ -15,6 +15,7 @@ import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+:focus-visible{outline:3px solid #1f5fbf;outline-offset:2px}
 body{margin:0;background:#f1f3f6;color:#1c2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",Arial,sans-serif}
 main{max-width:40rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border-radius:14px;box-shadow:0 1px 3px rgba(16,24,40,.1),0 1px 2px rgba(16,24,40,.06);padding:1.25rem;margin-bottom:1rem}
@@ -24,9 +25,7 @@ p{margin:0 0 .8rem;color:#475467}
 form{display:flex;flex-wrap:wrap;gap:.6rem}
 label{flex-basis:100%;font-weight:600}
 input{flex:1 1 14rem;min-width:0;padding:.6rem .75rem;border:1px solid #98a2b3;border-radius:8px;font:1.05rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.06em;text-transform:uppercase}
-input:focus{outline:3px solid #84adff;outline-offset:1px}
 button{padding:.6rem 1.1rem;border:0;border-radius:8px;background:#1f5fbf;color:#fff;font-family:inherit;font-size:1rem;font-weight:600;line-height:1.3;cursor:pointer}
-button:focus{outline:3px solid #84adff;outline-offset:2px}
 ul{margin:0;padding:0;list-style:none}
 li{padding:.6rem 0;border-bottom:1px solid #eaecf0}
 li:last-child{border-bottom:0}
