@@ -1,7 +1,9 @@
+import { languageFontCss } from '../shared/language-fonts.js';
 import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 
 // The inline CSS of the verification page (verify.page.ts): allowed by its sha256 hash in the page's
-// CSP, so the page loads no stylesheet. The name fonts come from the service's own /verify/fonts/.
+// CSP, so the page loads no stylesheet. The name fonts and the language switcher's fonts come from
+// the service's own /verify/fonts/.
 
 export const VERIFY_PAGE_STYLE = `
 ${nameFontFaces('fonts/')}
@@ -64,6 +66,7 @@ section.share h2{margin:0 0 .6rem;font-size:1.2rem}
 .langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font:.9rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 .langs a{color:#1f5fbf}
 .langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
+${languageFontCss('fonts/', '.langs')}
 footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#475467;text-align:center;overflow-wrap:anywhere}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
 `;
