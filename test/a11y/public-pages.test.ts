@@ -54,9 +54,7 @@ describe(
         let targetSizeRan = false;
         try {
           for (const p of PUBLIC_PAGES) {
-            for (const lang of p.languages
-              ? LANGUAGES
-              : (['en'] as const)) {
+            for (const lang of p.languages ? LANGUAGES : (['en'] as const)) {
               const path = p.path(codes);
               const url = `${env.base}${path}${path.includes('?') ? '&' : '?'}lang=${lang}`;
               const response = await page.goto(url, { waitUntil: 'load' });
