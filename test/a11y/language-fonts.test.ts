@@ -55,13 +55,19 @@ describe(
       await env?.close();
     });
 
-    it('Chromium draws every name of the switcher with the shipped font, in Arabic and in English', async () => {
+    it('Chromium draws every name of the switcher with the shipped font: verification page, front door, code box', async () => {
       const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
       const page = await context.newPage();
       const cdp = await context.newCDPSession(page);
       try {
-        for (const current of ['en', 'ar'] as const) {
-          await page.goto(`${env.base}/verify/${codes.valid}?lang=${current}`, { waitUntil: 'load' });
+        const pages = [
+          { path: `/verify/${codes.valid}`, current: 'en' },
+          { path: `/verify/${codes.valid}`, current: 'ar' },
+          { path: '/', current: 'ja' },
+          { path: '/verify/', current: 'hi' },
+        ] as const;
+        for (const { path, current } of pages) {
+          await page.goto(`${env.base}${path}?lang=${current}`, { waitUntil: 'load' });
           await page.evaluate(() => document.fonts.ready);
           await cdp.send('DOM.enable');
           await cdp.send('CSS.enable');
@@ -74,7 +80,7 @@ describe(
               selector: `#languages a[lang=${lang}]`,
             });
             const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
-            const where = `${lang} on the ${current} page: ${JSON.stringify(fonts)}`;
+            const where = `${lang} on ${path} in ${current}: ${JSON.stringify(fonts)}`;
             assert.ok(fonts.length > 0, where);
             assert.ok(
               fonts.every((f) => f.isCustomFont && f.familyName === FAMILY[lang]),

@@ -1,14 +1,16 @@
 import { html, when, type Html } from '../../platform/html.js';
 import { messageFragment, messagesIn, type Language } from '../../platform/i18n/i18n.js';
 import { codeOfText } from '../shared/certificate-links.js';
-import { cspHash, publicPage } from './verify-page.layout.js';
+import { cspHash, languageSwitcher, publicPage } from './verify-page.layout.js';
+import { switcherStyle } from './verify-page.style.js';
 import { CODE_INPUT_MAX_LENGTH } from '../../platform/limits.js';
 
 // The service's front door (GET /) and the code box of GET /verify/: a small page for people who
 // arrive without a link, pointing to the dashboard, the API reference and a "Verify a certificate"
 // box. Like the verification page it is one self-contained document: inline CSS allowed by its
-// hash, no script at all, nothing loaded from anywhere. The only difference in its CSP is
-// form-action 'self': the code box is a GET form to /verify/, which redirects to /verify/<code>.
+// hash, no script at all, nothing loaded from anywhere but the language switcher's fonts from the
+// service's own /verify/fonts/. The only other difference in its CSP is form-action 'self': the
+// code box is a GET form to /verify/, which redirects to /verify/<code>.
 // Links are relative, so that the page works under a PUBLIC_BASE_URL with a base path. It speaks the
 // reader's language as the verification page does (?lang=, else Accept-Language, else English).
 
@@ -34,9 +36,15 @@ li span{display:block;color:#667085;font-size:.92rem}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.card{padding:1.5rem 1.75rem}}
 `;
 
+// The style of a page at `root` (the way back to the service's root: '' or '../'): the switcher's
+// fonts are linked relatively, like everything else.
+const styleAt = (root: string) => `${STYLE}${switcherStyle(`${root}verify/fonts/`)}\n`;
+const STYLES = { '': styleAt(''), '../': styleAt('../') };
+
 export const FRONT_DOOR_CSP = [
   "default-src 'none'",
-  `style-src ${cspHash(STYLE)}`,
+  `style-src ${cspHash(STYLES[''])} ${cspHash(STYLES['../'])}`,
+  "font-src 'self'",
   // The icon in the head (platform/http/favicon.ts) is a data: URL.
   'img-src data:',
   "base-uri 'none'",
@@ -64,8 +72,9 @@ function codeBox(lang: Language, root: string, code: string): Html {
 </section>`;
 }
 
-function layout(lang: Language, title: Html, body: Html): string {
-  return publicPage({ lang, title, style: STYLE, noindex: false, body });
+function layout(lang: Language, root: '' | '../', title: Html, body: Html): string {
+  const top = html`${languageSwitcher(lang)}\n`;
+  return publicPage({ lang, title, style: STYLES[root], noindex: false, top, body });
 }
 
 export function renderFrontDoor(lang: Language = 'en'): string {
@@ -81,7 +90,7 @@ ${codeBox(lang, '', '')}
 <li><a id="docs-link" href="docs">${h('door.docs')}</a><span>${h('door.docsText')}</span></li>
 </ul>
 </nav>`;
-  return layout(lang, h('door.title'), body);
+  return layout(lang, '', h('door.title'), body);
 }
 
 // GET /verify/ without a code; `code` is what the visitor typed when it could not be a code.
@@ -94,6 +103,7 @@ export function renderCodeBoxPage(code = '', lang: Language = 'en'): string {
   );
   return layout(
     lang,
+    '../',
     messageFragment(lang, 'door.verifyHeading'),
     html`${note}${codeBox(lang, '../', code)}`,
   );

@@ -59,7 +59,7 @@ ${image}<meta name="twitter:card" content="${meta.image ? 'summary_large_image' 
 // the bundled name fonts, which would make every visitor download the whole Arabic, Devanagari and
 // CJK fonts.
 const switchers = new Map<Language, Html>();
-function languageSwitcher(lang: Language): Html {
+export function languageSwitcher(lang: Language): Html {
   let switcher = switchers.get(lang);
   if (switcher === undefined) {
     const links = LANGUAGES.map(

@@ -5,6 +5,17 @@ import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 // CSP, so the page loads no stylesheet. The name fonts and the language switcher's fonts come from
 // the service's own /verify/fonts/.
 
+/**
+ * The language switcher's CSS (verify-page.layout.ts), on this page and the front door's: each name
+ * in its shipped font, the fonts under `fontBase` (the relative way to /verify/fonts/).
+ */
+export function switcherStyle(fontBase: string): string {
+  return `.langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font:.9rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+.langs a{color:#1f5fbf;font-weight:400}
+.langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
+${languageFontCss(fontBase, '.langs')}`;
+}
+
 export const VERIFY_PAGE_STYLE = `
 ${nameFontFaces('fonts/')}
 *,*::before,*::after{box-sizing:border-box}
@@ -63,10 +74,7 @@ section.share h2{margin:0 0 .6rem;font-size:1.2rem}
 .btn.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
 .share-actions [role=status]{flex-basis:100%;font-size:.9rem;color:#05603a}
 .share-actions [role=status][data-copied=false]{color:#912018}
-.langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font:.9rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-.langs a{color:#1f5fbf}
-.langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
-${languageFontCss('fonts/', '.langs')}
+${switcherStyle('fonts/')}
 footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#475467;text-align:center;overflow-wrap:anywhere}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
 `;
