@@ -15,6 +15,7 @@ import {
 import type { VerifyView } from '../../src/modules/verify/verify.schemas.js';
 import { VERIFY_SCRIPT_PATH } from '../../src/modules/verify/verify-page.layout.js';
 import { browserAssetByFile } from '../../src/platform/http/browser-assets.js';
+import { languageFontBytes } from '../../src/modules/shared/language-fonts.js';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { FAVICON_LINK } from '../../src/platform/http/favicon.js';
 import { browserSkipReason, launchBrowser, openPage } from '../helpers/browser.js';
@@ -168,6 +169,13 @@ describe('verification page rendering (served by a local server with the CSP)', 
       if (script && req.url?.startsWith('/verify/assets/')) {
         res.writeHead(200, { 'content-type': script.type });
         res.end(script.body);
+        return;
+      }
+      // The language switcher's fonts, as the app's route serves them.
+      const font = languageFontBytes((req.url ?? '').replace('/verify/fonts/', ''));
+      if (font && req.url?.startsWith('/verify/fonts/')) {
+        res.writeHead(200, { 'content-type': 'font/ttf' });
+        res.end(font);
         return;
       }
       const page = pages.get(req.url ?? '');

@@ -27,13 +27,19 @@ export function fitCanvas(studio: Studio): void {
 }
 
 /**
- * Keeps the canvas fitted when the window changes size; and when a panel's input is focused while
- * the canvas is not wholly on screen (the page's heading above it on a short window), scrolls the
- * page to the studio's top, where both columns stick: the canvas and the input are then in view.
+ * Keeps the canvas fitted when the window changes size; and when a panel's input, or an element's
+ * box reached with the keyboard, is focused while the canvas is not wholly on screen (the page's
+ * heading above it on a short window), scrolls the page to the studio's top, where both columns
+ * stick: the canvas and the focused element are then wholly in view (WCAG 2.4.11).
  */
 export function wireView(studio: Studio): void {
   const { root, area } = studio;
-  root.querySelector('.studio-side')?.addEventListener('focusin', (ev) => {
+  // A box only when the keyboard focused it (:focus-visible): a pointer that grabs a box to drag it
+  // must not move the page under it.
+  root.addEventListener('focusin', (ev) => {
+    const target = ev.target as HTMLElement;
+    const box = target.closest('.design-layer') && target.matches(':focus-visible');
+    if (!box && !target.closest('.studio-side')) return;
     const stage = area.closest<HTMLElement>('.studio-stage');
     if (!stage || getComputedStyle(stage).position !== 'sticky') return;
     const canvas = area.getBoundingClientRect();

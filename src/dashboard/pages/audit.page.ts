@@ -89,6 +89,7 @@ export function auditPage(opts: {
       ? emptyState('No events match.', 'no-results')
       : table({
           id: 'audit-events',
+          label: 'Audit events table',
           columns: [
             'When',
             'Who',

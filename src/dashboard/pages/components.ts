@@ -19,6 +19,11 @@ export function table(opts: {
   /** The box around it: 'table-wrap' unless told; false for none. */
   wrap?: string | false;
   className?: string;
+  /**
+   * The name of a table with nothing to focus in its rows (no link, no button): its box becomes a
+   * named region in the tab order, so that a keyboard can scroll it sideways (WCAG 2.1.1).
+   */
+  label?: string;
 }): Html {
   const heads = opts.columns.map((c) => {
     const column = typeof c === 'string' ? { label: c } : c;
@@ -38,7 +43,9 @@ export function table(opts: {
     </tbody>
   </table>`;
   const wrap = opts.wrap ?? 'table-wrap';
-  return wrap === false ? inner : html`<div class="${wrap}">${inner}</div>`;
+  if (wrap === false) return inner;
+  if (opts.label === undefined) return html`<div class="${wrap}">${inner}</div>`;
+  return html`<div class="${wrap}" role="region" aria-label="${opts.label}" tabindex="0">${inner}</div>`;
 }
 
 // What a list says when it has nothing to show.

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { NotFoundError } from '../../platform/errors.js';
 import { browserAssetByFile, IMMUTABLE } from '../../platform/http/browser-assets.js';
 import { errorResponses, example, nonJson, rateHeaders } from '../../platform/http/schemas.js';
+import { languageFontBytes } from '../shared/language-fonts.js';
 import { nameFontFile } from '../shared/name-fonts.js';
 
 // The files of the verification page, under /verify/: its fonts and its script. Part of the page,
@@ -33,7 +34,7 @@ function pageFontRoute(app: FastifyInstance) {
         tags: ['Verification'],
         summary: 'A font of the verification page (TrueType)',
         description:
-          'Noto fonts (SIL Open Font License) for names in Arabic, Hebrew, Indic, Thai, CJK and other scripts.',
+          "Noto fonts (SIL Open Font License) for names in Arabic, Hebrew, Indic, Thai, CJK and other scripts; and the language switcher's fonts, cut to the names of the languages (e.g. language-arabic-400-<hash>.ttf).",
         security: [],
         params: Type.Object(
           { file: Type.String({ description: 'e.g. noto-arabic-400.ttf' }) },
@@ -50,13 +51,16 @@ function pageFontRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const path = nameFontFile((request.params as { file: string }).file);
-      if (!path) throw new NotFoundError('Font');
+      const file = (request.params as { file: string }).file;
+      // The language switcher's fonts (shared/language-fonts.ts), else a name font.
+      const cut = languageFontBytes(file);
+      const path = cut ? undefined : nameFontFile(file);
+      if (!cut && !path) throw new NotFoundError('Font');
       return reply
         .type('font/ttf')
         .header('Cache-Control', 'public, max-age=31536000, immutable')
         .header('X-Content-Type-Options', 'nosniff')
-        .send(createReadStream(path));
+        .send(cut ? Buffer.from(cut) : createReadStream(path!));
     },
   );
 }

@@ -54,11 +54,12 @@ ${image}<meta name="twitter:card" content="${meta.image ? 'summary_large_image' 
 }
 
 // "English · Français · ...": one link per language, each in its own language (?lang=xx keeps the
-// choice in the address, so a link that is shared keeps it too). Its font stack leaves out the
-// bundled name fonts: the names of the languages must not make every visitor download the Arabic,
-// Devanagari and CJK fonts (the device's own fonts show them, or not, as they can).
+// choice in the address, so a link that is shared keeps it too). Each name is drawn with a font the
+// service ships, cut to the names' characters (shared/language-fonts.ts: a few KB each), not with
+// the bundled name fonts, which would make every visitor download the whole Arabic, Devanagari and
+// CJK fonts.
 const switchers = new Map<Language, Html>();
-function languageSwitcher(lang: Language): Html {
+export function languageSwitcher(lang: Language): Html {
   let switcher = switchers.get(lang);
   if (switcher === undefined) {
     const links = LANGUAGES.map(

@@ -1,12 +1,26 @@
+import { languageFontCss } from '../shared/language-fonts.js';
 import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 
 // The inline CSS of the verification page (verify.page.ts): allowed by its sha256 hash in the page's
-// CSP, so the page loads no stylesheet. The name fonts come from the service's own /verify/fonts/.
+// CSP, so the page loads no stylesheet. The name fonts and the language switcher's fonts come from
+// the service's own /verify/fonts/.
+
+/**
+ * The language switcher's CSS (verify-page.layout.ts), on this page and the front door's: each name
+ * in its shipped font, the fonts under `fontBase` (the relative way to /verify/fonts/).
+ */
+export function switcherStyle(fontBase: string): string {
+  return `.langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font:.9rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+.langs a{color:#1f5fbf;font-weight:400}
+.langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
+${languageFontCss(fontBase, '.langs')}`;
+}
 
 export const VERIFY_PAGE_STYLE = `
 ${nameFontFaces('fonts/')}
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+:focus-visible{outline:3px solid #1f5fbf;outline-offset:2px}
 body{margin:0;background:#f1f3f6;color:#1c2430;font:16px/1.5 ${FONT_STACK}}
 main{max-width:40rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border-radius:14px;box-shadow:0 1px 3px rgba(16,24,40,.1),0 1px 2px rgba(16,24,40,.06);overflow:hidden;margin-bottom:1rem}
@@ -24,7 +38,6 @@ main{max-width:40rem;margin:0 auto;padding:1rem}
 .reason strong{display:block;font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;color:#b42318}
 .replaced{margin:0;padding:.9rem 1.25rem;background:#eff4ff;color:#1c2430;border-bottom:1px solid #c7d7fe;overflow-wrap:anywhere}
 #superseded-by{display:inline-block;margin:0 0 .35rem;padding:.55rem 1rem;border-radius:8px;background:#1f5fbf;color:#fff;font-weight:700;text-decoration:none}
-#superseded-by:focus{outline:3px solid #84adff;outline-offset:2px}
 .replaced span{display:block;font-size:.9rem;color:#475467}
 details.tech{margin-top:.4rem;font-size:.9rem;color:#475467}
 details.tech summary{cursor:pointer;color:#1f5fbf}
@@ -44,7 +57,7 @@ section.check p{margin:0 0 .8rem;color:#475467}
 .drop strong{font-size:1.05rem;color:#1f5fbf}
 .drop span{font-size:.9rem;color:#667085}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
-.drop:focus-within{outline:3px solid #84adff;outline-offset:2px}
+.drop:focus-within{outline:3px solid #1f5fbf;outline-offset:2px}
 .result{margin-top:1rem;padding:.9rem 1rem;border-radius:10px;border:1px solid #d0d5dd;background:#f9fafb}
 .check .result p{margin:0;color:inherit}
 .result .msg{font-weight:700;font-size:1.05rem}
@@ -59,12 +72,9 @@ section.share h2{margin:0 0 .6rem;font-size:1.2rem}
 .share-actions input{flex:1 1 14rem;min-width:0;padding:.55rem .7rem;border:1px solid #d0d5dd;border-radius:8px;font:.92rem/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#344054;background:#f9fafb}
 .btn{display:inline-block;padding:.55rem 1rem;border:1px solid #1f5fbf;border-radius:8px;background:#fff;color:#1f5fbf;font-family:inherit;font-size:.95rem;font-weight:600;line-height:1.3;text-decoration:none;cursor:pointer}
 .btn.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
-.btn:focus{outline:3px solid #84adff;outline-offset:2px}
 .share-actions [role=status]{flex-basis:100%;font-size:.9rem;color:#05603a}
 .share-actions [role=status][data-copied=false]{color:#912018}
-.langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font:.9rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-.langs a{color:#1f5fbf}
-.langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
-footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#667085;text-align:center;overflow-wrap:anywhere}
+${switcherStyle('fonts/')}
+footer{padding:0 .25rem 1.5rem;font-size:.85rem;color:#475467;text-align:center;overflow-wrap:anywhere}
 @media (min-width:40rem){main{padding:2.5rem 1rem}.banner{padding:1.5rem 1.75rem}dl{padding:.4rem 1.75rem 1.2rem}.reason{padding:1rem 1.75rem}section.check{padding:1.5rem 1.75rem}.banner h1{font-size:1.9rem}}
 `;
