@@ -10,6 +10,7 @@ const benches: [string, ...string[]][] = [
   ['pdf-cpu.bench.js'],
   ['typst.bench.js'],
   ['credential.bench.js'],
+  ['claim.bench.js'],
   ['signed-cpu.bench.js'],
   ['issue.bench.js'],
   ['import.bench.js'],

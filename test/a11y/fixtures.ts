@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { mintClaimToken } from '../../src/modules/shared/claim-tokens.js';
 import type { DashboardEnv, DashboardUser } from '../dashboard/support.js';
 
 // Certificates in each state the verification page shows, issued through the API of a dashboard
@@ -11,6 +12,8 @@ export interface Codes {
   superseded: string;
   /** The id of the valid certificate (its dashboard page). */
   validId: string;
+  /** A wallet link's token of the valid certificate (the claim page). */
+  claimToken: string;
 }
 
 async function api(env: DashboardEnv, user: DashboardUser, url: string, payload: object) {
@@ -42,5 +45,6 @@ export async function certificatesInEveryState(env: DashboardEnv, user: Dashboar
     expired: expired.uniqueCode,
     superseded: superseded.uniqueCode,
     validId: valid.id,
+    claimToken: await mintClaimToken(env.t.deps.db, valid.id, new Date()),
   };
 }

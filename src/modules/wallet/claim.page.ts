@@ -9,6 +9,7 @@ import {
   messagesIn,
   type Language,
 } from '../../platform/i18n/i18n.js';
+import { languageFontCss } from '../shared/language-fonts.js';
 import { FONT_STACK, nameFontFaces } from '../shared/name-fonts.js';
 import { interactionUrl, qrPng } from '../shared/wallet-links.js';
 import type { ClaimPageView } from './wallet.service.js';
@@ -34,12 +35,13 @@ dd{margin:.1rem 0 0;font-size:1.05rem;font-weight:600;overflow-wrap:anywhere}
 .actions{display:flex;flex-wrap:wrap;gap:.6rem;justify-content:center}
 .btn{display:inline-block;padding:.6rem 1.1rem;border:1px solid #1f5fbf;border-radius:8px;background:#fff;color:#1f5fbf;font-weight:600;text-decoration:none}
 .btn.primary{background:#1f5fbf;color:#fff}
-.btn:focus{outline:3px solid #84adff;outline-offset:2px}
 .note{color:#475467;font-size:.92rem}
 .gone{border-left:6px solid #b42318}
+:focus-visible{outline:3px solid #1f5fbf;outline-offset:2px}
 .langs{display:flex;flex-wrap:wrap;justify-content:center;gap:.2rem .85rem;margin:0 0 .8rem;font-size:.9rem}
-.langs a{color:#1f5fbf}
+.langs a{color:#1f5fbf;font-weight:400}
 .langs a[aria-current]{color:#1c2430;font-weight:700;text-decoration:none}
+${languageFontCss(fonts, '.langs')}
 `;
 
 function switcher(lang: Language): Html {
