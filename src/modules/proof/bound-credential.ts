@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { signFromTemplate } from '../../platform/proof/data-integrity.js';
 import { compileRdfTemplate, slot, type RdfTemplate } from '../../platform/proof/rdf-template.js';
 import { ValidationError } from '../../platform/errors.js';
-import type { OpenBadgeCredential } from './open-badge.js';
+import { credentialShape, type OpenBadgeCredential } from './open-badge.js';
 import type { CredentialKey } from './signing-keys.service.js';
 
 // The credential a wallet receives when the recipient claims (issue 31, decisions 22): the frozen
@@ -21,46 +21,9 @@ export function isHolderDid(value: unknown): value is string {
   return typeof value === 'string' && value.length <= MAX_DID_LENGTH && DID.test(value);
 }
 
-// The values, in slot order: 0-13 as in open-badge.ts, 14 validUntil, 15 the holder's DID.
-function shape(v: (i: number) => string, expiring: boolean) {
-  return {
-    '@context': [v(16), v(17)],
-    id: v(0),
-    type: ['VerifiableCredential', 'OpenBadgeCredential'],
-    issuer: { id: v(1), type: ['Profile'], name: v(2) },
-    validFrom: v(3),
-    ...(expiring ? { validUntil: v(14) } : {}),
-    name: v(4),
-    credentialSubject: {
-      id: v(15),
-      type: ['AchievementSubject'],
-      identifier: [
-        { type: 'IdentityObject', identityType: 'name', hashed: false, identityHash: v(5) },
-        {
-          type: 'IdentityObject',
-          identityType: 'emailAddress',
-          hashed: true,
-          identityHash: v(6),
-          salt: v(7),
-        },
-      ],
-      achievement: {
-        id: v(8),
-        type: ['Achievement'],
-        name: v(18),
-        description: v(9),
-        criteria: { narrative: v(10) },
-      },
-    },
-    credentialStatus: {
-      id: v(11),
-      type: 'BitstringStatusListEntry',
-      statusPurpose: 'revocation',
-      statusListIndex: v(12),
-      statusListCredential: v(13),
-    },
-  };
-}
+// The values, in slot order: 0-13 as in open-badge.ts, 14 validUntil, 15 the holder's DID, 16 and
+// 17 the contexts, 18 the achievement's name (credentialShape's `bound` form).
+const shape = (v: (i: number) => string, expiring: boolean) => credentialShape(v, expiring, true);
 
 type Frozen = OpenBadgeCredential & { proof?: unknown };
 

@@ -58,10 +58,12 @@ function values(f: CredentialFacts, salt: string): string[] {
 }
 
 // validUntil is a key of its own: a credential with it is a second shape (its own RDF template),
-// not the first shape with an empty value.
-function shape(v: (i: number) => string, expiring: boolean) {
+// not the first shape with an empty value. `bound`: the credential a wallet receives on a claim
+// (bound-credential.ts): the subject's id the holder's DID (slot 15), the frozen credential's
+// contexts (16, 17) and achievement name (18) as values.
+export function credentialShape(v: (i: number) => string, expiring: boolean, bound = false) {
   return {
-    '@context': [VC_V2, OB_V3],
+    '@context': bound ? [v(16), v(17)] : [VC_V2, OB_V3],
     id: v(0),
     type: ['VerifiableCredential', 'OpenBadgeCredential'],
     issuer: { id: v(1), type: ['Profile'], name: v(2) },
@@ -69,6 +71,7 @@ function shape(v: (i: number) => string, expiring: boolean) {
     ...(expiring ? { validUntil: v(14) } : {}),
     name: v(4),
     credentialSubject: {
+      ...(bound ? { id: v(15) } : {}),
       type: ['AchievementSubject'],
       identifier: [
         { type: 'IdentityObject', identityType: 'name', hashed: false, identityHash: v(5) },
@@ -83,7 +86,7 @@ function shape(v: (i: number) => string, expiring: boolean) {
       achievement: {
         id: v(8),
         type: ['Achievement'],
-        name: v(4),
+        name: v(bound ? 18 : 4),
         description: v(9),
         criteria: { narrative: v(10) },
       },
@@ -98,16 +101,16 @@ function shape(v: (i: number) => string, expiring: boolean) {
   };
 }
 
-export type OpenBadgeCredential = ReturnType<typeof shape> & { validUntil?: string };
+export type OpenBadgeCredential = ReturnType<typeof credentialShape> & { validUntil?: string };
 
 // The documents with slot tokens for their values: each compiled once into an RDF template.
-export const CREDENTIAL_SHAPE = shape(slot, false);
-export const EXPIRING_CREDENTIAL_SHAPE = shape(slot, true);
+export const CREDENTIAL_SHAPE = credentialShape(slot, false);
+export const EXPIRING_CREDENTIAL_SHAPE = credentialShape(slot, true);
 
 export function openBadgeCredential(
   facts: CredentialFacts,
   salt = secureRandomBytes(16).toString('base64url'),
 ): { document: OpenBadgeCredential; values: string[] } {
   const list = values(facts, salt);
-  return { document: shape((i) => list[i]!, Boolean(facts.expiresAt)), values: list };
+  return { document: credentialShape((i) => list[i]!, Boolean(facts.expiresAt)), values: list };
 }
