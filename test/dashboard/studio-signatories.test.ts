@@ -126,6 +126,9 @@ describe(
           buffer: PNG.sync.write(logo),
         }),
       );
+      // The render waited for may be the Undo's, still drawing when the file was chosen: wait for
+      // the image itself in the design.
+      await designHas(page, (d) => d.elements.at(-1)?.type === 'image');
       design = await designOf(page);
       const image = design.elements.at(-1)!;
       assert.equal(image.type, 'image');
