@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
@@ -40,6 +41,10 @@ describe('the claim page', () => {
     assert.match(csp, /script-src 'self'/);
     assert.match(csp, /default-src 'none'/);
     assert.doesNotMatch(res.body, /<script(?![^>]*src=)/, 'no inline script');
+    // The browser applies the inline style only when the CSP names the hash of its whole content.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(res.body)![1]!;
+    const hash = createHash('sha256').update(style, 'utf8').digest('base64');
+    assert.ok(csp.includes(`'sha256-${hash}'`), 'the CSP allows the page its style');
     assert.match(res.body, /<dd id="title" dir="auto">Principia &lt;Translation&gt;<\/dd>/);
     assert.match(res.body, /<dd id="recipient-name" dir="auto">Émilie du Châtelet<\/dd>/);
     assert.match(res.body, /<dd id="issuer-name" dir="auto">Claim &lt;Page&gt; Academy<\/dd>/);
