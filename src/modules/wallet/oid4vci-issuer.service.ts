@@ -6,6 +6,7 @@ import {
 } from '@openid4vc/oauth2';
 import type { Db } from '../../platform/db/db.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { setGlobalConfig } from '@openid4vc/openid4vci';
 import { ClaimTokenGoneError, resolveClaimToken, resolveClaimTokenById } from '../shared/claim-tokens.js';
 import * as grants from './oid4vci-grants.repository.js';
 import { Oid4vciError, type Oid4vciErrorCode } from './oid4vci-errors.js';
@@ -46,6 +47,9 @@ export function createOid4vciService(deps: {
   makers: CredentialMakers;
 }) {
   const { db, publicBaseUrl } = deps;
+  // The libraries refuse http:// URLs (OID4VCI asks for https). A service whose own public address
+  // is http:// (a developer's machine, `npm start`) is let through, as its wallets are too.
+  if (new URL(publicBaseUrl).protocol === 'http:') setGlobalConfig({ allowInsecureUrls: true });
   const library = createLibraryIssuer();
   const authorizationServer = new Oauth2AuthorizationServer({ callbacks: LIBRARY_CALLBACKS });
 
