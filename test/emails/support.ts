@@ -12,6 +12,7 @@ import { createSmtpTransport, type SmtpOptions } from '../../src/modules/emails/
 import assert from 'node:assert/strict';
 import { createTenant, startTestApp, testDatabaseUrl, type Tenant, type TestApp } from '../helpers/app.js';
 import { freePort } from '../../src/platform/net.js';
+import { startSmtpServer, type TestSmtpServer } from './smtp-test-server.js';
 export { freePort };
 
 /**
@@ -67,6 +68,42 @@ export async function setup(): Promise<Env> {
     tenant,
     async close() {
       await t.close();
+      await db.drop();
+    },
+  };
+}
+
+// An app with a database of its own (its email worker takes every queued send it finds), a real
+// SMTP server and the worker started: what the tests of emailed flows share. `env` adds settings.
+export interface MailingApp {
+  db: FreshDatabase;
+  smtp: TestSmtpServer;
+  t: TestApp;
+  worker: EmailWorker;
+  close(): Promise<void>;
+}
+
+export async function startMailingApp(env: Record<string, string> = {}): Promise<MailingApp> {
+  const db = await createFreshDatabase();
+  const smtp = await startSmtpServer();
+  const t = await startTestApp({
+    DATABASE_URL: db.url,
+    SMTP_URL: smtp.url,
+    MAIL_FROM,
+    EMAIL_POLL_MS: '50',
+    RATE_LIMIT_MAX: '100000',
+    ...env,
+  });
+  const worker = t.deps.services.startEmailWorker();
+  return {
+    db,
+    smtp,
+    t,
+    worker,
+    async close() {
+      await worker.stop();
+      await t.close();
+      await smtp.close();
       await db.drop();
     },
   };

@@ -2,47 +2,29 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { readDesignFile } from '../../src/cli/design-file.js';
 import { DEMO_DESIGN } from '../../src/cli/demo.js';
-import type { EmailWorker } from '../../src/modules/emails/email.worker.js';
 import { mintClaimToken } from '../../src/modules/shared/claim-tokens.js';
 import type { Design } from '../../src/pdf/design.schema.js';
 import { ConflictError } from '../../src/platform/errors.js';
 import { SYSTEM } from '../../src/platform/principal.js';
-import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { createTenant, issueCertificate, type Tenant, type TestApp } from '../helpers/app.js';
 import { formClient, signedInMember, type FormClient } from '../dashboard/form-client.js';
-import { startSmtpServer, type TestSmtpServer } from '../emails/smtp-test-server.js';
-import {
-  codeInMessage,
-  createFreshDatabase,
-  MAIL_FROM,
-  waitFor,
-  type FreshDatabase,
-} from '../emails/support.js';
+import type { TestSmtpServer } from '../emails/smtp-test-server.js';
+import { codeInMessage, waitFor, startMailingApp, type MailingApp } from '../emails/support.js';
 import { mailTo, newAddress, signInAsRecipient } from './support.js';
 
 // Correction requests (issue 31 item 5, decisions 22): asked on the claim page or in My certificates,
 // one open per certificate; approved in the dashboard as a reissue (no quota, old one superseded, the
 // new one emailed as a reissue is) or rejected with a reason; the recipient is emailed either way.
 
-let db: FreshDatabase;
+let mailing: MailingApp;
 let smtp: TestSmtpServer;
 let t: TestApp;
-let worker: EmailWorker;
 let tenant: Tenant;
 let member: FormClient;
 
 before(async () => {
-  // A database of its own: the email worker delivers every queued send it finds.
-  db = await createFreshDatabase();
-  smtp = await startSmtpServer();
-  t = await startTestApp({
-    DATABASE_URL: db.url,
-    SMTP_URL: smtp.url,
-    MAIL_FROM,
-    EMAIL_POLL_MS: '50',
-    EMAIL_RETRY_BASE_MS: '100',
-    RATE_LIMIT_MAX: '100000',
-  });
-  worker = t.deps.services.startEmailWorker();
+  mailing = await startMailingApp({ EMAIL_RETRY_BASE_MS: '100' });
+  ({ smtp, t } = mailing);
   tenant = await createTenant(t.deps, { name: 'Academy of Engines' });
   // The template emails each certificate on issue (and so on reissue).
   const design = (await readDesignFile(DEMO_DESIGN.pathname)) as Design;
@@ -55,10 +37,7 @@ before(async () => {
   member = await signedInMember(t, tenant.accountId);
 });
 after(async () => {
-  await worker?.stop();
-  await t?.close();
-  await smtp?.close();
-  await db?.drop();
+  await mailing?.close();
 });
 
 async function issue(email: string, name = 'Ada Lovelce') {

@@ -2,48 +2,28 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import type { EmailWorker } from '../../src/modules/emails/email.worker.js';
-import { createTenant, issueCertificate, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { startSmtpServer, type TestSmtpServer } from '../emails/smtp-test-server.js';
-import {
-  createFreshDatabase,
-  MAIL_FROM,
-  parseMail,
-  settled,
-  waitFor,
-  type FreshDatabase,
-} from '../emails/support.js';
+import { createTenant, issueCertificate, type Tenant, type TestApp } from '../helpers/app.js';
+import type { TestSmtpServer } from '../emails/smtp-test-server.js';
+import { parseMail, settled, waitFor, startMailingApp, type MailingApp } from '../emails/support.js';
 
 // "Add to your wallet" by email (issue 31): the certificate email carries the claim page's link and
 // its QR code, a token minted for each send and only when it goes to the stored address; "Email me
 // the wallet link" on the verification page writes to the stored address only, and answers the same
 // whatever happens. Delivered by the real worker over SMTP, the messages parsed back.
 
-let db: FreshDatabase;
+let mailing: MailingApp;
 let smtp: TestSmtpServer;
 let t: TestApp;
-let worker: EmailWorker;
 let tenant: Tenant;
 
 before(async () => {
-  db = await createFreshDatabase();
-  smtp = await startSmtpServer();
-  t = await startTestApp({
-    DATABASE_URL: db.url,
-    SMTP_URL: smtp.url,
-    MAIL_FROM,
-    EMAIL_POLL_MS: '50',
-    RATE_LIMIT_MAX: '100000',
-  });
-  worker = t.deps.services.startEmailWorker();
+  mailing = await startMailingApp();
+  ({ smtp, t } = mailing);
   tenant = await createTenant(t.deps, { name: 'Wallet Mail Academy' });
 });
 
 after(async () => {
-  await worker?.stop();
-  await t?.close();
-  await smtp?.close();
-  await db?.drop();
+  await mailing?.close();
 });
 
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ??
