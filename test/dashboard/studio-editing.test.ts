@@ -162,6 +162,17 @@ describe('dashboard: editing in the design studio (Chromium)', { skip }, () => {
 
   it('text properties apply while typing (debounced), the preview follows, and one undo step undoes the burst', async () => {
     const { page, problems, close } = await openStudio(env, 'Minimal modern');
+    // A burst also ends after 2 s without a change: the page's clock stands still (its timers run),
+    // so a slow machine between the two typings below cannot split the burst in two.
+    await page.clock.setFixedTime(new Date());
+    assert.equal(
+      await page.evaluate(async () => {
+        const t = Date.now();
+        await new Promise((r) => setTimeout(r, 20));
+        return Date.now() - t;
+      }),
+      0,
+    );
     const original = (await designOf(page)).elements[1]!.text;
     const sent: string[] = [];
     page.on('request', (r) => {
