@@ -4,14 +4,17 @@ import pg from 'pg';
 import { createApp } from '../../src/app.js';
 import { createDeps, createLogger } from '../../src/deps.js';
 import { createDb, type Db } from '../../src/platform/db/db.js';
+import { migrate } from '../../src/platform/db/migrate.js';
 import { sharedSecret } from '../../src/dashboard/sessions.repository.js';
 import { testConfig, testDatabaseUrl } from '../helpers/app.js';
 
 // Instances started together share one cookie-signing secret, made by whichever inserts first.
 describe('the shared instance secret', () => {
   let db: Db;
-  before(() => {
+  // The tables exist even when this file runs alone (no other test has migrated the database).
+  before(async () => {
     db = createDb(testDatabaseUrl());
+    await migrate(db);
   });
   after(async () => {
     await db?.close();
