@@ -21,6 +21,8 @@ import {
 // account issues one certificate at a time (POST /api/v1/certificates, sequential). Its latency is
 // measured without the flood, under it, and without it again, in the same run. The flood comes from
 // a child process of its own, so that its load generator does not slow the issuing client.
+// `--against DIR`: the build of another checkout (e.g. a worktree of the commit before a change) is
+// measured the same way on the same database, first, then this build.
 
 const CONNECTIONS = 32;
 const BASELINE = 150;
@@ -45,7 +47,10 @@ if (process.argv[2] === 'flood') {
 }
 
 async function main() {
-  const seconds = Number(process.argv[2] ?? 15);
+  const args = process.argv.slice(2);
+  const againstAt = args.indexOf('--against');
+  const against = againstAt === -1 ? undefined : args.splice(againstAt, 2)[1];
+  const seconds = Number(args[0] ?? 15);
   const bench = await benchDatabase();
   const { deps } = bench;
   const verified = await issuedAccount(deps, 200);
@@ -58,16 +63,16 @@ async function main() {
     issuer.id,
     (await readDesignFile(DEMO_DESIGN.pathname)) as Design,
   );
-  const server = await startServer({
-    DATABASE_URL: bench.databaseUrl,
-    DATA_DIR: bench.dataDir,
-    TRUST_PROXY: 'loopback',
-  });
+  const env = { DATABASE_URL: bench.databaseUrl, DATA_DIR: bench.dataDir, TRUST_PROXY: 'loopback' };
+  const builds = [
+    ...(against ? [{ label: `before (${against})`, root: against }] : []),
+    { label: 'this build', root: undefined },
+  ];
 
   let n = 0;
-  async function issueOne(): Promise<number> {
+  async function issueOne(base: string): Promise<number> {
     const t0 = performance.now();
-    const res = await fetch(`${server.base}/api/v1/certificates`, {
+    const res = await fetch(`${base}/api/v1/certificates`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -84,43 +89,53 @@ async function main() {
     return performance.now() - t0;
   }
 
-  async function issues(count: number): Promise<number[]> {
+  async function issues(base: string, count: number): Promise<number[]> {
     const times: number[] = [];
-    for (let i = 0; i < count; i++) times.push(await issueOne());
+    for (let i = 0; i < count; i++) times.push(await issueOne(base));
     return times;
   }
 
   const line = (label: string, times: number[]) =>
     `${label.padEnd(34)} p50 ${ms(percentile(times, 50))}  p99 ${ms(percentile(times, 99))}  (${times.length} issues)`;
 
-  try {
-    await issues(20); // warm-up: the PDF threads, the statements
-    const before = await issues(BASELINE);
+  // Single issues without the flood, during it, and without it again, against one server.
+  async function measure(base: string) {
+    await issues(base, 20); // warm-up: the PDF threads, the statements
+    const before = await issues(base, BASELINE);
     let flooding = true;
     const during: number[] = [];
     const issuing = (async () => {
-      while (flooding) during.push(await issueOne());
+      while (flooding) during.push(await issueOne(base));
     })();
     const child = fork(import.meta.filename, ['flood'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.send({ base: server.base, codes, seconds });
+    child.send({ base, codes, seconds });
     const flood = await new Promise<LoadResult>((resolve) =>
       child.once('message', (m) => resolve(m as LoadResult)),
     );
     flooding = false;
     await issuing;
-    const afterwards = await issues(BASELINE);
-    const without = [...before, ...afterwards];
-    console.log(
-      `single issue of another account, with and without ${CONNECTIONS} connections of verifications:`,
-    );
-    console.log(line('  without the flood (before)', before));
-    console.log(line('  during the flood', during));
-    console.log(line('  without the flood (after)', afterwards));
-    console.log(loadLine(`  the flood (${seconds} s, random X-Forwarded-For)`, flood));
-    const ratio = percentile(during, 99) / percentile(without, 99);
-    console.log(`  p99 during / p99 without (before and after) = ${ratio.toFixed(2)} (goal: at most 2)`);
+    return { before, during, afterwards: await issues(base, BASELINE), flood };
+  }
+
+  try {
+    for (const build of builds) {
+      const server = await startServer(env, { root: build.root });
+      try {
+        const { before, during, afterwards, flood } = await measure(server.base);
+        console.log(
+          `${build.label}: single issue of another account, with and without ${CONNECTIONS} connections of verifications:`,
+        );
+        console.log(line('  without the flood (before)', before));
+        console.log(line('  during the flood', during));
+        console.log(line('  without the flood (after)', afterwards));
+        console.log(loadLine(`  the flood (${seconds} s, random X-Forwarded-For)`, flood));
+        const ratio = percentile(during, 99) / percentile([...before, ...afterwards], 99);
+        console.log(`  p99 during / p99 without (before and after) = ${ratio.toFixed(2)} (goal: at most 2)`);
+      } finally {
+        await server.stop();
+      }
+    }
   } finally {
-    await server.stop();
     await bench.close();
   }
 }

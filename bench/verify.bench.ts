@@ -17,6 +17,9 @@ import {
 // 1,000 certificates issued by the issue service; each request verifies one of them at random;
 // 32 connections (autocannon, loopback); limits raised with RATE_LIMIT_MAX. At the end the
 // verification counts in the database must add up to the successful requests exactly.
+// `--against DIR`: the build of another checkout (e.g. a worktree of the commit before a change)
+// serves too, on the same database, in the same rounds (its turn first in odd rounds, second in
+// even ones), so that both are measured under the same load.
 
 const CERTIFICATES = 1_000;
 const CONNECTIONS = 32;
@@ -36,12 +39,17 @@ if (process.argv[2] === 'bare') {
 }
 
 async function main() {
-  const seconds = Number(process.argv[2] ?? 10);
+  const args = process.argv.slice(2);
+  const againstAt = args.indexOf('--against');
+  const against = againstAt === -1 ? undefined : args.splice(againstAt, 2)[1];
+  const seconds = Number(args[0] ?? 10);
   const bench = await benchDatabase();
   const { deps } = bench;
   const { certificates } = await issuedAccount(deps, CERTIFICATES);
   const codes = certificates.map((c) => c.uniqueCode);
-  const server = await startServer({ DATABASE_URL: bench.databaseUrl, DATA_DIR: bench.dataDir });
+  const env = { DATABASE_URL: bench.databaseUrl, DATA_DIR: bench.dataDir };
+  const server = await startServer(env);
+  const before = against ? await startServer(env, { root: against }) : undefined;
   const bare = fork(import.meta.filename, ['bare'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const sample = await fetch(`${server.base}/api/v1/verify/${codes[0]}`);
@@ -50,6 +58,16 @@ async function main() {
       if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) headers[name] = value;
     });
     const body = await sample.text();
+    if (before) {
+      // Each server's links name its own port (PUBLIC_BASE_URL is unset): the rest must be the same.
+      const ports = /localhost(:|%3A)\d+/g;
+      const theirs = await (await fetch(`${before.base}/api/v1/verify/${codes[0]}`)).text();
+      const same = theirs.replace(ports, 'localhost') === body.replace(ports, 'localhost');
+      console.log(
+        `the answer's bytes: ${same ? 'the same' : 'DIFFERENT'} in both builds (apart from the port)`,
+      );
+      if (!same) console.log(`  this build: ${body}\n  the other:  ${theirs}`);
+    }
     bare.send({ headers, body });
     const { port } = await new Promise<{ port: number }>((r) =>
       bare.once('message', (m) => r(m as { port: number })),
@@ -63,38 +81,48 @@ async function main() {
       successes += r.requests - r.failures;
       return r;
     };
-    counted(await run(server.base, 3)); // warm-up
-    await run(`http://127.0.0.1:${port}`, 2);
-    const results: { certsvc: LoadResult; bare: LoadResult }[] = [];
     const pgPid = postmasterPid(bench.dataDir);
-    let serverCpu = 0;
-    let pgCpu = 0;
-    let served = 0;
+    const builds = [
+      { label: 'certsvc', server, cpu: 0, pgCpu: 0, served: 0 },
+      ...(before
+        ? [{ label: `certsvc before (${against})`, server: before, cpu: 0, pgCpu: 0, served: 0 }]
+        : []),
+    ];
+    for (const b of builds) counted(await run(b.server.base, 3)); // warm-up
+    await run(`http://127.0.0.1:${port}`, 2);
+    const lines: string[] = [];
     for (let round = 0; round < 2; round++) {
-      const { value: certsvc, cpu } = await cpuDuring([server.process.pid!, ...(pgPid ? [pgPid] : [])], () =>
-        run(server.base, seconds),
-      );
-      counted(certsvc);
-      serverCpu += cpu[0]!;
-      pgCpu += cpu[1] ?? 0;
-      served += certsvc.requests;
-      results.push({ certsvc, bare: await run(`http://127.0.0.1:${port}`, seconds) });
+      const rps = new Map<string, number>();
+      for (const b of round % 2 === 0 ? [...builds].reverse() : builds) {
+        const { value, cpu } = await cpuDuring([b.server.process.pid!, ...(pgPid ? [pgPid] : [])], () =>
+          run(b.server.base, seconds),
+        );
+        counted(value);
+        b.cpu += cpu[0]!;
+        b.pgCpu += cpu[1] ?? 0;
+        b.served += value.requests;
+        rps.set(b.label, value.rps);
+        lines.push(loadLine(`  round ${round + 1}: ${b.label}`, value));
+      }
+      const bare = await run(`http://127.0.0.1:${port}`, seconds);
+      lines.push(loadLine(`  round ${round + 1}: bare node:http, same bytes`, bare));
+      for (const [label, r] of rps) {
+        lines.push(
+          `  round ${round + 1}: ${label} / bare = ${(r / bare.rps).toFixed(2)} (goal: at least 0.3)`,
+        );
+      }
     }
     console.log(
       `GET /api/v1/verify/:code, ${CONNECTIONS} connections, ${seconds} s per run, ${body.length} bytes:`,
     );
-    for (const [i, r] of results.entries()) {
-      console.log(loadLine(`  round ${i + 1}: certsvc`, r.certsvc));
-      console.log(loadLine(`  round ${i + 1}: bare node:http, same bytes`, r.bare));
+    for (const line of lines) console.log(line);
+    for (const b of builds) {
+      const perRequest = (cpu: number) => `${Math.round((cpu / b.served) * 1e6)} µs`;
       console.log(
-        `  round ${i + 1}: certsvc / bare = ${(r.certsvc.rps / r.bare.rps).toFixed(2)} (goal: certsvc >= 3,000 req/s, no failures)`,
+        `CPU per verification, ${b.label}: server ${perRequest(b.cpu)}` +
+          (pgPid ? `, PostgreSQL ${perRequest(b.pgCpu)} (postmaster and backends, /proc)` : ''),
       );
     }
-    const perRequest = (cpu: number) => `${Math.round((cpu / served) * 1e6)} µs`;
-    console.log(
-      `CPU per verification: server ${perRequest(serverCpu)}` +
-        (pgPid ? `, PostgreSQL ${perRequest(pgCpu)} (postmaster and backends, /proc)` : ''),
-    );
     const stats = await deps.db.query<{ n_tup_upd: number; n_tup_hot_upd: number }>(
       `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'certificates'`,
     );
@@ -111,6 +139,7 @@ async function main() {
     );
   } finally {
     bare.kill();
+    await before?.stop();
     await server.stop();
     await bench.close();
   }

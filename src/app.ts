@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { installAccessControl } from './platform/http/access.js';
 import { installCors } from './platform/http/cors.js';
+import { installVerifyQueue } from './platform/http/verify-queue.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { installBodyParsers } from './platform/http/body.js';
@@ -64,12 +65,14 @@ function installDraining(app: FastifyInstance) {
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onRequest', async (request) => {
-    if (draining && request.url !== '/healthz') throw new ServiceUnavailableError('shutdown');
-    if (unready && request.url.split('?')[0] === '/readyz') throw new ServiceUnavailableError('shutdown');
+  app.addHook('onRequest', (request, _reply, done) => {
+    const refused =
+      (draining && request.url !== '/healthz') || (unready && request.url.split('?')[0] === '/readyz');
+    done(refused ? new ServiceUnavailableError('shutdown') : undefined);
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('Connection', 'close');
+    done(null, payload);
   });
 }
 
@@ -160,6 +163,7 @@ export async function createApp(deps: Deps): Promise<FastifyInstance> {
     limits: deps.config.rateLimit,
     onRefused: (limiter) => deps.metrics.rateLimitRefusals.inc({ limiter }),
   });
+  installVerifyQueue(app, { max: deps.config.verifyQueueMax });
 
   templatesRoutes(app, deps.services.templates);
   usageRoutes(app, deps.services.usage);

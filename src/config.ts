@@ -32,6 +32,9 @@ export interface Config {
   // docs/deploy.md), the others are not settable from the environment.
   httpTimeouts: Timeouts;
   rateLimit: { max: number; windowS: number };
+  // VERIFY_QUEUE_MAX: public verifications that may wait for their turn (platform/http/verify-queue.ts);
+  // one more is refused with 503 and Retry-After.
+  verifyQueueMax: number;
   logLevel: string;
   plans: PlanDefinition[];
   email: { leaseMs: number; retryBaseMs: number; pollMs: number };
@@ -236,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       max: integer(env, 'RATE_LIMIT_MAX', 60, 1, 1_000_000),
       windowS: integer(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     },
+    verifyQueueMax: integer(env, 'VERIFY_QUEUE_MAX', 512, 1, 100_000),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     plans: parsePlans(optional(env, 'PLANS_JSON')),
     email: {

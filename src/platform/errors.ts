@@ -78,7 +78,13 @@ export class QuotaExceededError extends AppError {
 // when the database stopped answering at a commit, so the change may have been made (docs/api.md).
 export type Outcome = 'unchanged' | 'unknown';
 
-type Unavailable = 'database' | 'rate-limit store' | 'shutdown' | 'time-stamp authority' | 'file checker';
+type Unavailable =
+  | 'database'
+  | 'rate-limit store'
+  | 'shutdown'
+  | 'time-stamp authority'
+  | 'file checker'
+  | 'verification queue';
 
 export class ServiceUnavailableError extends AppError {
   constructor(what: Unavailable, retryAfterS = 1, outcome: Outcome = 'unchanged') {
@@ -93,6 +99,9 @@ function unavailableMessage(what: Unavailable, outcome: Outcome): string {
   }
   if (what === 'file checker') {
     return 'The checks of uploaded files are all busy; nothing was changed, retry after the number of seconds in Retry-After';
+  }
+  if (what === 'verification queue') {
+    return 'This server has too many verifications waiting; retry after the number of seconds in Retry-After';
   }
   if (outcome === 'unknown') {
     return (

@@ -79,7 +79,7 @@ export function healthRoutes(
 // Counts and times every answer by its route pattern (never the raw URL, which would make a series
 // per certificate id).
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics) {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -87,5 +87,6 @@ export function installRequestMetrics(app: FastifyInstance, metrics: Metrics) {
     };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -90,8 +90,11 @@ export function verifyRoutes(app: FastifyInstance, verify: VerifyService) {
   verifyFileRoutes(app);
 }
 
-// The verification as JSON: the API operation, counted like the page.
+// The verification as JSON: the API operation, counted like the page. The service hands out one
+// answer object per cached entry (and expiry state), so its bytes, serialised by the route's
+// response schema, are made once and kept as long as that object lives.
 function verificationApiRoute(api: Api, verify: VerifyService) {
+  const bodies = new WeakMap<object, string>();
   api.get(
     '/api/v1/verify/:code',
     {
@@ -114,9 +117,15 @@ function verificationApiRoute(api: Api, verify: VerifyService) {
         },
       },
     },
-    async (request) => {
-      const { code } = request.params;
-      return { data: await verify.verify(code, { count: request.method === 'GET' }) };
+    async (request, reply) => {
+      const view = await verify.verify(request.params.code, { count: request.method === 'GET' });
+      let body = bodies.get(view);
+      if (body === undefined) {
+        body = String(reply.serialize({ data: view }));
+        bodies.set(view, body);
+      }
+      // A string with its content type is sent as it is (the schema made it).
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 }

@@ -30,6 +30,20 @@ export function createVerifyService(deps: {
   let listener: VerifyListener | undefined;
   let closed = false;
   const loading = new Map<string, Promise<CacheEntry | undefined>>();
+  // The answer of an entry, made once while the entry and whether it has expired stay the same (a
+  // refresh stores a new entry): routes may keep what they make of it (verify.routes.ts).
+  const views = new WeakMap<CacheEntry, Verification & PageExtras>();
+  function answerOf(entry: CacheEntry): Verification & PageExtras {
+    const now = deps.now();
+    const expiresAt = entry.frozen.expiresAt;
+    const expired = expiresAt !== null && expiresAt.getTime() <= now.getTime();
+    let view = views.get(entry);
+    if (view === undefined || view.expired !== expired) {
+      view = viewOf(entry, deps.publicBaseUrl, now);
+      views.set(entry, view);
+    }
+    return view;
+  }
 
   async function load(code: string): Promise<CacheEntry | undefined> {
     const read = cache.begin();
@@ -96,12 +110,12 @@ export function createVerifyService(deps: {
 
     // `count` is false for HEAD: only real verifications count, once each, when answered.
     // credentialSha256 (the page's drop zone) and the account's page settings are for the page;
-    // the JSON answer's schema leaves them out.
+    // the JSON answer's schema leaves them out. The answer is shared: callers do not change it.
     async verify(input: string, opts: { count?: boolean } = {}): Promise<Verification & PageExtras> {
       const entry = await entryOf(checkedCode(input));
       if (!entry) throw new NotFoundError('Certificate');
       if (opts.count !== false) counter.add(entry.frozen.id);
-      return viewOf(entry, deps.publicBaseUrl, deps.now());
+      return answerOf(entry);
     },
 
     /** What the cache holds now (entries, about how many bytes). */

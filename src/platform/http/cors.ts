@@ -29,13 +29,16 @@ const EXPOSED = [
 ].join(', ');
 
 export function installCors(app: FastifyInstance, partnerDomains: string[]) {
-  app.addHook('onRequest', async (request, reply) => {
-    if (!isUnderApi(request.url)) return;
-    reply.header('Vary', 'Origin');
-    const origin = request.headers.origin;
-    if (!isAllowedOrigin(origin, partnerDomains)) return;
-    reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Access-Control-Expose-Headers', EXPOSED);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isUnderApi(request.url)) {
+      reply.header('Vary', 'Origin');
+      const origin = request.headers.origin;
+      if (isAllowedOrigin(origin, partnerDomains)) {
+        reply.header('Access-Control-Allow-Origin', origin);
+        reply.header('Access-Control-Expose-Headers', EXPOSED);
+      }
+    }
+    done();
   });
 
   // Preflight on any /api/v1 path: no key, no limiter.
