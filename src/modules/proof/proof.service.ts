@@ -80,6 +80,45 @@ export interface Prover {
 const PROVE_WORKER = new URL('./proof.worker.js', import.meta.url);
 const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
+// Both proofs of each certificate on the PDF threads (proof.worker.ts), where the main thread's
+// event loop and garbage collector do not wait on them: the opened keys go with each task.
+async function proveOnThreads(
+  deps: { publicBaseUrl: string; renderer: () => PdfRenderer },
+  keys: IssueKeys,
+  issue: Omit<CredentialIssue, 'subjects'>,
+  batch: ProofBatch,
+  entries: StatusEntry[],
+): Promise<Proof[]> {
+  const items = batch.certificates.map((c, i): ProveItem => ({
+    facts: credentialFacts(deps.publicBaseUrl, issue, c, entries[i]!),
+    unsealed: c.unsealed,
+  }));
+  const shared: Omit<ProveTask, 'items'> = {
+    credentialKey: {
+      verificationMethod: keys.credential.signer.verificationMethod,
+      privateKey: keys.credential.privateKey,
+    },
+    pdfKey: {
+      id: keys.pdf.id,
+      privateKey: keys.pdf.privateKey,
+      certificate: keys.pdf.certificate,
+      chain: keys.pdf.chain,
+    },
+    signedAt: batch.issuedAt.toISOString(),
+  };
+  const proved = await deps.renderer().runEach<ProveItem, ProvedItem>(PROVE_WORKER, shared, items);
+  return proved.map((p, i) => ({
+    credential: {
+      certificateId: batch.certificates[i]!.certificateId,
+      statusList: entries[i]!.list,
+      statusIndex: entries[i]!.index,
+      signingKeyId: keys.credential.id,
+      body: asBuffer(p.credential),
+    },
+    sealedPdf: { pdf: asBuffer(p.pdf), sha256: p.sha256, signedBy: keys.pdf.id },
+  }));
+}
+
 export function createProofService(deps: {
   db: Db;
   publicBaseUrl: string;
@@ -114,46 +153,6 @@ export function createProofService(deps: {
     }
   }
 
-  // Both proofs of each certificate on the PDF threads (proof.worker.ts), where the main thread's
-  // event loop and garbage collector do not wait on them: the opened keys go with each task.
-  async function proveOnThreads(
-    keys: IssueKeys,
-    issue: Omit<CredentialIssue, 'subjects'>,
-    batch: ProofBatch,
-    entries: StatusEntry[],
-  ): Promise<Proof[]> {
-    const items = batch.certificates.map(
-      (c, i): ProveItem => ({
-        facts: credentialFacts(deps.publicBaseUrl, issue, c, entries[i]!),
-        unsealed: c.unsealed,
-      }),
-    );
-    const shared: Omit<ProveTask, 'items'> = {
-      credentialKey: {
-        verificationMethod: keys.credential.signer.verificationMethod,
-        privateKey: keys.credential.privateKey,
-      },
-      pdfKey: {
-        id: keys.pdf.id,
-        privateKey: keys.pdf.privateKey,
-        certificate: keys.pdf.certificate,
-        chain: keys.pdf.chain,
-      },
-      signedAt: batch.issuedAt.toISOString(),
-    };
-    const proved = await deps.renderer().runEach<ProveItem, ProvedItem>(PROVE_WORKER, shared, items);
-    return proved.map((p, i) => ({
-      credential: {
-        certificateId: batch.certificates[i]!.certificateId,
-        statusList: entries[i]!.list,
-        statusIndex: entries[i]!.index,
-        signingKeyId: keys.credential.id,
-        body: asBuffer(p.credential),
-      },
-      sealedPdf: { pdf: asBuffer(p.pdf), sha256: p.sha256, signedBy: keys.pdf.id },
-    }));
-  }
-
   return {
     // Before an issue's transaction, beside its rendering: the account's name and current keys (each
     // made on first use outside any transaction; an expired PDF certificate replaced at `at`), in one
@@ -177,7 +176,7 @@ export function createProofService(deps: {
             issuedAt: batch.issuedAt,
           };
           // A time-stamped seal waits on the TSA: it stays here, where the waits overlap.
-          if (!deps.tsa) return proveOnThreads(keys, issue, batch, entries);
+          if (!deps.tsa) return proveOnThreads(deps, keys, issue, batch, entries);
           const credentials = await signing.sign(
             keys.credential,
             { ...issue, subjects: batch.certificates },
