@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { SYSTEM } from '../src/platform/principal.js';
 import { readDesignFile } from '../src/cli/design-file.js';
@@ -28,7 +28,9 @@ const workloads: Workload[] = ['world names', 'unique names'];
 interface Figures {
   cpu: number; // ms per certificate, the whole process
   main: number; // ms per certificate, the main thread
-  gc: number; // ms per certificate of GC pauses on the main thread
+  gc: number; // ms per certificate of GC pauses on the main thread (wall time: waits included)
+  minor: number; // the main thread's collections per batch: scavenges
+  major: number; // and mark-compacts
   postgres: number; // ms per certificate
 }
 
@@ -68,9 +70,16 @@ async function child(): Promise<void> {
   const templateId = process.env.BENCH_TEMPLATE!;
   const batches = Number(option('--batches', '3'));
   let gcMs = 0;
+  const collections = { minor: 0, major: 0 };
   let counting = false;
   new PerformanceObserver((list) => {
-    if (counting) for (const e of list.getEntries()) gcMs += e.duration;
+    if (!counting) return;
+    for (const e of list.getEntries()) {
+      gcMs += e.duration;
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) collections.minor++;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.major++;
+    }
   }).observe({ entryTypes: ['gc'] });
   const pg = postmasterPid(process.env.DATA_DIR!);
   let next = Number(option('--first', '0'));
@@ -89,6 +98,7 @@ async function child(): Promise<void> {
     const main = mainThreadSeconds();
     const pgStart = pg ? cpuSeconds(pg) : 0;
     gcMs = 0;
+    collections.minor = collections.major = 0;
     counting = true;
     for (let b = 0; b < batches; b++) await issue(workload);
     await new Promise((resolve) => setImmediate(resolve)); // the last GC entries
@@ -99,6 +109,8 @@ async function child(): Promise<void> {
       cpu: (used.user + used.system) / 1000 / n,
       main: ((mainThreadSeconds() - main) * 1000) / n,
       gc: gcMs / n,
+      minor: collections.minor / batches,
+      major: collections.major / batches,
       postgres: pg ? ((cpuSeconds(pg) - pgStart) * 1000) / n : 0,
     };
   }
@@ -174,7 +186,8 @@ async function parent(): Promise<void> {
       console.log(
         `  ${build.label.padEnd(28)} ${w.padEnd(13)} CPU ${fmt(cpu)} (rounds ${xs.map((f) => fmt(f.cpu)).join(', ')}), ` +
           `main thread ${fmt(median(xs.map((f) => f.main)))}, its GC ${fmt(median(xs.map((f) => f.gc)))} ` +
-          `(${(share * 100).toFixed(1)}% of it), PostgreSQL ${fmt(median(xs.map((f) => f.postgres)))}` +
+          `(${(share * 100).toFixed(1)}% of it; collections per batch: ${median(xs.map((f) => f.minor))} minor, ` +
+          `${median(xs.map((f) => f.major))} major), PostgreSQL ${fmt(median(xs.map((f) => f.postgres)))}` +
           (build.label === 'this build' ? `; goal at most 1.5: ${cpu <= 1.5 ? 'met' : 'not met'}` : ''),
       );
     }
