@@ -12,6 +12,7 @@ const benches: [string, ...string[]][] = [
   ['credential.bench.js'],
   ['claim.bench.js'],
   ['signed-cpu.bench.js'],
+  ['batch-cpu.bench.js'],
   ['issue.bench.js'],
   ['import.bench.js'],
   ['import-neighbours.bench.js'],

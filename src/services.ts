@@ -132,11 +132,12 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       now: deps.now,
       logger: deps.logger,
     }),
-  proof: async ({ deps, get }) =>
+  proof: async ({ deps, get, renderer }) =>
     (await load.proof()).createProofService({
       db: deps.db,
       publicBaseUrl: deps.config.publicBaseUrl,
       signingKeys: await get('signingKeys'),
+      renderer,
       tsa: deps.config.tsa,
       now: deps.now,
       logger: deps.logger,

@@ -36,6 +36,12 @@ export interface PdfRenderer {
   render(template: RenderTemplate, items: RenderValues[]): Promise<RenderOutcome[]>;
   /** Documents left for sealing (createPdfSealer): what issuing freezes once signed. */
   renderSealable(template: RenderTemplate, items: RenderValues[]): Promise<SealableOutcome[]>;
+  /**
+   * Work of a floor above on these threads (the proofs of an issue: its credentials signed, its PDFs
+   * sealed): `module`'s default export is called with `{ ...shared, items }` for chunks of the items
+   * and returns one outcome per item. Chunks take turns with render calls (fair-queue.ts).
+   */
+  runEach<I, O>(module: URL, shared: object, items: I[]): Promise<O[]>;
   close(): Promise<void>;
 }
 
@@ -52,7 +58,8 @@ const LOAD_WAIT_MS = 5_000;
 
 export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer {
   const threads = Math.max(1, opts.threads ?? availableParallelism());
-  const pool = new Piscina<RenderTask, WorkerOutcome[]>({
+  // Tasks: RenderTask (pdf.worker.ts), or a module's of runEach.
+  const pool = new Piscina<object, unknown>({
     filename: new URL('./pdf.worker.js', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
@@ -86,6 +93,20 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     return shared;
   }
 
+  // The items in chunks over the threads, in one lane; `filename`: another module than the renderer.
+  async function inChunks<I, O>(task: object, items: I[], filename?: string): Promise<O[]> {
+    if (closed) throw new Error('PDF renderer is closed');
+    if (items.length === 0) return [];
+    const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
+    const chunks: Promise<O[]>[] = [];
+    const lane = laneOption({});
+    for (let start = 0; start < items.length; start += chunkSize) {
+      const chunk = { ...task, items: items.slice(start, start + chunkSize), ...lane };
+      chunks.push(pool.run(chunk, filename ? { filename } : {}) as Promise<O[]>);
+    }
+    return (await Promise.all(chunks)).flat();
+  }
+
   async function run(
     template: RenderTemplate,
     items: RenderValues[],
@@ -94,22 +115,12 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
     if (closed) throw new Error('PDF renderer is closed');
     if (items.length === 0) return [];
     const shared = sharedTemplate(template);
-    const fonts = sharedFontBytes(fallbacksFor(shared.texts, items));
-    const chunkSize = Math.max(MIN_CHUNK, Math.ceil(items.length / (threads * CHUNKS_PER_THREAD)));
-    const chunks: Promise<WorkerOutcome[]>[] = [];
-    const lane = laneOption({});
-    for (let start = 0; start < items.length; start += chunkSize) {
-      chunks.push(
-        pool.run({
-          template: { id: shared.id, version: shared.version, design: shared.design },
-          fonts,
-          items: items.slice(start, start + chunkSize),
-          sealable,
-          ...lane,
-        }),
-      );
-    }
-    return (await Promise.all(chunks)).flat();
+    const task: Omit<RenderTask, 'items'> = {
+      template: { id: shared.id, version: shared.version, design: shared.design },
+      fonts: sharedFontBytes(fallbacksFor(shared.texts, items)),
+      sealable,
+    };
+    return inChunks(task, items);
   }
   const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
@@ -133,6 +144,9 @@ export function createPdfRenderer(opts: { threads?: number } = {}): PdfRenderer 
             }
           : outcome,
       );
+    },
+    runEach(module, shared, items) {
+      return inChunks(shared, items, module.href);
     },
     async close() {
       if (closed) return;

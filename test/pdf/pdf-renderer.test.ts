@@ -240,13 +240,14 @@ describe('PDF renderer (worker pool)', () => {
       .split('\n')
       .slice(2)
       .map((row) => row.trim().split(/\s+/));
-    // page num type width height color comp bpc enc ...
+    // page num type width height color comp bpc enc ... (the QR code is a stencil mask, qr-code.ts)
     assert.deepEqual(
       rows.map((r) => [r[2], r[3], r[4], r[5], r[8]]),
       [
         ['image', '117', '83', 'rgb', 'jpeg'],
         ['image', '96', '96', 'rgb', 'image'],
         ['smask', '96', '96', 'gray', 'image'],
+        ['stencil', '33', '33', '-', 'image'],
       ],
     );
   });

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { createPdfRenderer, type PdfRenderer, type RenderTemplate } from '../../src/pdf/pdf-renderer.js';
 import { worldNames } from '../helpers/world-names.js';
-import { loadDesign, pdfOf, values } from './pdf-helpers.js';
+import { loadDesign, pdfOf, values, withPdfFile } from './pdf-helpers.js';
 
 // The QR code is encoded the cheap way (one byte-mode segment, a fixed mask: see qr-code.ts). Proof
 // that it still works, by a decoder we did not write: 1,000 certificates from the real renderer,
@@ -153,5 +153,33 @@ describe('QR codes of 1,000 certificates', () => {
     );
     assert.deepEqual(wrong.slice(0, 10), []);
     assert.equal(decoded, PER_DESIGN * designs.length);
+  });
+});
+
+// The code is one 1-bit image mask (a stencil, inline in the page's content): at the smallest size
+// the design format allows (36 pt) and with the longest base URL above, it still reads back.
+describe('the QR code at its smallest size', () => {
+  let renderer: PdfRenderer;
+  before(() => (renderer = createPdfRenderer({ threads: 1 })));
+  after(() => renderer.close());
+
+  it('is drawn as an image mask and decodes with jsqr at 150 dpi', async () => {
+    const design = loadDesign('course-completion');
+    const qr = design.elements.find((e) => e.type === 'qr');
+    assert.ok(qr?.type === 'qr');
+    qr.size = 36;
+    const url = `${BASE_URLS[2]}/verify/${codes(5, 1)[0]}`;
+    const [outcome] = await renderer.render({ id: 'smallest-qr', version: '1', design }, [
+      values({ verificationUrl: url, uniqueCode: url.slice(-16) }),
+    ]);
+    const { images, decoded } = withPdfFile(pdfOf(outcome), (file, dir) => {
+      const list = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' });
+      execFileSync('pdftoppm', ['-r', String(DPI), '-png', '-singlefile', file, join(dir, 'page')]);
+      const png = PNG.sync.read(readFileSync(join(dir, 'page.png')));
+      return { images: list, decoded: jsQR(new Uint8ClampedArray(png.data), png.width, png.height) };
+    });
+    const stencils = images.split('\n').filter((line) => / stencil /.test(line));
+    assert.equal(stencils.length, 1, images);
+    assert.equal(decoded?.data, url);
   });
 });

@@ -2,9 +2,14 @@ import type { Logger } from 'pino';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { NotFoundError, ServiceUnavailableError } from '../../platform/errors.js';
 import { createTimeStamper, TimeStampError } from '../../platform/proof/timestamp.js';
-import { createPdfSealer, type SealItem, type UnsealedPdf } from '../../pdf/pdf-renderer.js';
+import {
+  createPdfSealer,
+  type PdfRenderer,
+  type SealItem,
+  type UnsealedPdf,
+} from '../../pdf/pdf-renderer.js';
 import { createBoundCredentials } from './bound-credential.js';
-import { createCredentialSigning } from './credential-signing.js';
+import { createCredentialSigning, credentialFacts, type CredentialIssue } from './credential-signing.js';
 import { backfillCredentials } from './credentials-backfill.js';
 import {
   credentialByCode,
@@ -16,7 +21,8 @@ import { createIssuerDocuments } from './issuer-documents.js';
 import { createSdJwtDocuments } from './sd-jwt-documents.js';
 import { createSdJwtIssuing } from './sd-jwt-vc.js';
 import { readSigningContext } from './signing-keys.repository.js';
-import type { PdfKey, SigningKeys } from './signing-keys.service.js';
+import type { IssueKeys, PdfKey, SigningKeys } from './signing-keys.service.js';
+import type { ProvedItem, ProveItem, ProveTask } from './proof.worker.js';
 import { FILL_LIMIT, randomEntries, type StatusEntry } from './status-lists.repository.js';
 
 // Portable proof, the one door into it (docs/proof.md): issuing prepares an issue's proof beside
@@ -71,10 +77,54 @@ export interface Prover {
   prove(batch: ProofBatch, entries: StatusEntry[]): Promise<Proof[]>;
 }
 
+const PROVE_WORKER = new URL('./proof.worker.js', import.meta.url);
+const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+// Both proofs of each certificate on the PDF threads (proof.worker.ts), where the main thread's
+// event loop and garbage collector do not wait on them: the opened keys go with each task.
+async function proveOnThreads(
+  deps: { publicBaseUrl: string; renderer: () => PdfRenderer },
+  keys: IssueKeys,
+  issue: Omit<CredentialIssue, 'subjects'>,
+  batch: ProofBatch,
+  entries: StatusEntry[],
+): Promise<Proof[]> {
+  const items = batch.certificates.map((c, i): ProveItem => ({
+    facts: credentialFacts(deps.publicBaseUrl, issue, c, entries[i]!),
+    unsealed: c.unsealed,
+  }));
+  const shared: Omit<ProveTask, 'items'> = {
+    credentialKey: {
+      verificationMethod: keys.credential.signer.verificationMethod,
+      privateKey: keys.credential.privateKey,
+    },
+    pdfKey: {
+      id: keys.pdf.id,
+      privateKey: keys.pdf.privateKey,
+      certificate: keys.pdf.certificate,
+      chain: keys.pdf.chain,
+    },
+    signedAt: batch.issuedAt.toISOString(),
+  };
+  const proved = await deps.renderer().runEach<ProveItem, ProvedItem>(PROVE_WORKER, shared, items);
+  return proved.map((p, i) => ({
+    credential: {
+      certificateId: batch.certificates[i]!.certificateId,
+      statusList: entries[i]!.list,
+      statusIndex: entries[i]!.index,
+      signingKeyId: keys.credential.id,
+      body: asBuffer(p.credential),
+    },
+    sealedPdf: { pdf: asBuffer(p.pdf), sha256: p.sha256, signedBy: keys.pdf.id },
+  }));
+}
+
 export function createProofService(deps: {
   db: Db;
   publicBaseUrl: string;
   signingKeys: SigningKeys;
+  /** The PDF threads, where an issue's credentials are signed and its PDFs sealed (without a TSA). */
+  renderer: () => PdfRenderer;
   /** RFC 3161 time-stamp authority: B-T signatures when set. */
   tsa?: { url: string; timeoutMs: number };
   now: () => Date;
@@ -119,15 +169,17 @@ export function createProofService(deps: {
           list && list.used < FILL_LIMIT && index !== undefined ? { list: list.n, index } : undefined,
         async prove(batch, entries) {
           if (batch.certificates.length === 0) return [];
+          const issue = {
+            accountId,
+            accountName: context.accountName,
+            template: batch.template,
+            issuedAt: batch.issuedAt,
+          };
+          // A time-stamped seal waits on the TSA: it stays here, where the waits overlap.
+          if (!deps.tsa) return proveOnThreads(deps, keys, issue, batch, entries);
           const credentials = await signing.sign(
             keys.credential,
-            {
-              accountId,
-              accountName: context.accountName,
-              template: batch.template,
-              issuedAt: batch.issuedAt,
-              subjects: batch.certificates,
-            },
+            { ...issue, subjects: batch.certificates },
             entries,
           );
           const sealed = await seal(

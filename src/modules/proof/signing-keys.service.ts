@@ -24,7 +24,8 @@ import * as repo from './signing-keys.repository.js';
 // credentials and status lists, and the PDF signing certificate (self-signed by default, or imported
 // from PKCS#12) whose key seals the PDFs. Private keys are sealed by the key vault (absent: this
 // process cannot sign), opened once per process, made on first use, rotated or imported by the CLI.
-// What signs leaves here as a signer; the key bytes never do.
+// What signs leaves here as a signer, and as the opened key that the PDF threads sign with
+// (proof.worker.ts): never as bytes, never logged.
 
 export interface SigningKeyView {
   id: string;
@@ -39,12 +40,18 @@ export interface SigningKeyView {
 export interface CredentialKey {
   id: string;
   signer: Signer;
+  /** The opened private key (a KeyObject: it can be posted to a thread, it prints no bytes). */
+  privateKey: KeyObject;
 }
 
 /** An account's PDF signing certificate, opened. */
 export interface PdfKey {
   id: string;
   signer: CmsSigner;
+  /** What a thread makes the same signer from (createCmsSigner): the opened key, its certificates. */
+  privateKey: KeyObject;
+  certificate: Buffer;
+  chain: Buffer[];
 }
 
 /** Both keys an issue signs with. */
@@ -126,6 +133,7 @@ function credentialKind(deps: Deps): KeyKind<repo.SigningKeyRow, CredentialKey> 
         verificationMethod: keyMethodId(issuerDid(deps.publicBaseUrl, row.account_id), row.id),
         sign: (data) => sign(null, data, privateKey),
       },
+      privateKey,
     }),
   };
 }
@@ -141,6 +149,9 @@ function pdfKind(deps: Deps): KeyKind<repo.PdfCertificateRow, PdfKey> {
     open: (row, privateKey) => ({
       id: row.id,
       signer: createCmsSigner({ certificate: row.certificate, chain: row.chain, privateKey }),
+      privateKey,
+      certificate: row.certificate,
+      chain: row.chain,
     }),
   };
 }
