@@ -29,7 +29,11 @@ const LATIN = /\p{Script=Latin}/u;
 
 /** The BCP 47 language of `text`; `documentLang` for Latin text and text without letters. */
 export function textLanguage(text: string, documentLang: string): string {
-  if (!NOT_LATIN.test(text)) return documentLang;
+  // Speed-first: below U+0250 (ASCII, Latin-1, Latin Extended) every letter is Latin but the micro
+  // sign, of no script; most lines (codes, links, dates) end here without a regular expression.
+  let at = 0;
+  while (at < text.length && text.charCodeAt(at) < 0x250) at++;
+  if (at === text.length || !NOT_LATIN.test(text)) return documentLang;
   const base = documentLang.toLowerCase().split('-')[0] ?? '';
   const counts = new Array<number>(SCRIPTS.length).fill(0);
   let latin = 0;
