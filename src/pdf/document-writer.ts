@@ -121,11 +121,11 @@ export function renderDocument(
     INFO_OBJECT,
     `<< /Title ${template.title} /Producer (${PRODUCER}) /CreationDate ${pdfDate(values.issuedAt)} >>`,
   );
-  writer.stream(
-    METADATA_OBJECT,
-    METADATA_DICT,
-    Buffer.concat([template.xmp.head, Buffer.from(xmpDate(values.issuedAt), 'latin1'), template.xmp.tail]),
-  );
+  writer.stream(METADATA_OBJECT, METADATA_DICT, [
+    template.xmp.head,
+    Buffer.from(xmpDate(values.issuedAt), 'latin1'),
+    template.xmp.tail,
+  ]);
   let resources = '';
   for (const f of docFonts.values()) resources += `/${f.resource} ${f.firstObject} 0 R `;
   writer.object(FONTS_OBJECT, `<< ${resources}>>`);

@@ -22,10 +22,16 @@ export function rgb(hex: string): string {
   return `${num(((value >> 16) & 255) / 255)} ${num(((value >> 8) & 255) / 255)} ${num((value & 255) / 255)}`;
 }
 
+// Speed-first: two hex digits per byte from a table (a name's /ActualText, the QR's /Alt per document).
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 /** A text string as UTF-16BE with byte order mark, in hex form: safe for any characters. */
 export function textString(text: string): string {
   let hex = '<FEFF';
-  for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0');
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    hex += HEX_BYTE[c >> 8]! + HEX_BYTE[c & 255]!;
+  }
   return `${hex}>`;
 }
 
@@ -79,10 +85,14 @@ export class PdfWriter {
     this.raw(text);
   }
 
-  stream(id: number, dict: string, data: Buffer): void {
+  /** A stream object; its data may be given in pieces (written as they are, not joined first). */
+  stream(id: number, dict: string, data: Buffer | readonly Buffer[]): void {
+    const pieces = Buffer.isBuffer(data) ? [data] : data;
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
     this.offsets[id] = this.length;
-    this.raw(`${id} 0 obj\n<< ${dict} /Length ${data.length} >>\nstream\n`);
-    this.raw(data);
+    this.raw(`${id} 0 obj\n<< ${dict} /Length ${length} >>\nstream\n`);
+    for (const piece of pieces) this.raw(piece);
     this.raw('\nendstream\nendobj\n');
   }
 

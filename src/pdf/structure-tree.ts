@@ -6,7 +6,8 @@ import type { PdfWriter } from './pdf-syntax.js';
 // certificate shares (MCIDs from 0 on each page); a document numbers its own values after them and
 // writes the tree: a Document element under the StructTreeRoot, the page's elements sorted top to
 // bottom, then left to right (right to left in a right-to-left language), and the ParentTree that
-// maps each page's MCIDs (and the signature widget) back to their elements.
+// maps each page's MCIDs (and the signature widget) back to their elements. The first page's shared
+// elements are objects of the template's prefix (sharedTags): a document only refers to them.
 
 export const STRUCT_TREE_ROOT = 7;
 export const PARENT_TREE = 8;
@@ -22,6 +23,8 @@ export interface TagNode {
   /** Where it starts, in points from the top-left of the page: its place in the reading order. */
   x: number;
   y: number;
+  /** Its object, when the template's prefix holds it (sharedTags). */
+  id?: number;
 }
 
 /** The marked content of a page and its elements; numbers MCIDs from `count` on. */
@@ -67,20 +70,49 @@ export interface StructurePage {
   nodes: readonly TagNode[];
 }
 
-/** How many objects the page's elements take (one each). */
+/** How many objects the page's elements take (one each, but for those of the prefix). */
 export function elementCount(pages: readonly StructurePage[]): number {
   let n = 0;
   const walk = (node: TagNode): void => {
-    n++;
+    if (node.id === undefined) n++;
     for (const k of node.k) if (typeof k !== 'number') walk(k);
   };
   for (const page of pages) for (const node of page.nodes) walk(node);
   return n;
 }
 
+function elementBody(node: TagNode, parent: number, page: number, k: string): string {
+  return `<< /Type /StructElem /S /${node.role} /P ${parent} 0 R /Pg ${page} 0 R /K [${k}]${node.attrs} >>`;
+}
+
 /**
- * Writes the StructTreeRoot, the ParentTree, the Document element and the pages' elements (from
- * object `firstId` on, elementCount of them, then the widget's Form element when there is one).
+ * The marked content every document shares, per page: its elements and how many MCIDs. The first
+ * page's elements (each of its MCIDs alone, children of the Document element) are written once, as
+ * objects from `firstId` on, and carry their `id`; `next` is the next free object number.
+ */
+export function sharedTags(
+  writer: PdfWriter,
+  pages: readonly PageTags[],
+  firstPageId: number,
+  firstId: number,
+): { tags: { nodes: TagNode[]; count: number }[]; next: number } {
+  let next = firstId;
+  const objects: [number, string][] = [];
+  const written = pages[0]!.nodes.map((node) => {
+    if (!node.k.every((k) => typeof k === 'number')) return node;
+    const id = next++;
+    objects.push([id, elementBody(node, DOCUMENT_ELEMENT, firstPageId, node.k.join(' '))]);
+    return { ...node, id };
+  });
+  writer.objects(objects);
+  const tags = pages.map((page, i) => ({ nodes: i === 0 ? written : page.nodes, count: page.count }));
+  return { tags, next };
+}
+
+/**
+ * Writes the StructTreeRoot, the ParentTree, the Document element and the pages' elements but
+ * those of the prefix (from object `firstId` on, elementCount of them, then the widget's Form
+ * element when there is one).
  */
 export function writeStructure(
   writer: PdfWriter,
@@ -101,6 +133,10 @@ export function writeStructure(
   opts.pages.forEach((page, pageIndex) => {
     const parents: number[] = [];
     const write = (node: TagNode, parent: number): number => {
+      if (node.id !== undefined) {
+        for (const item of node.k) parents[item as number] = node.id;
+        return node.id;
+      }
       const id = nextId++;
       let k = '';
       for (const item of node.k) {
@@ -109,10 +145,7 @@ export function writeStructure(
           k += ` ${item}`;
         } else k += ` ${write(item, id)} 0 R`;
       }
-      objects.push([
-        id,
-        `<< /Type /StructElem /S /${node.role} /P ${parent} 0 R /Pg ${page.id} 0 R /K [${k.trim()}]${node.attrs} >>`,
-      ]);
+      objects.push([id, elementBody(node, parent, page.id, k.trim())]);
       return id;
     };
     const ordered = page.nodes.slice().sort((a, b) => a.y - b.y || across * (a.x - b.x));

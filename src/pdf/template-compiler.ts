@@ -7,7 +7,7 @@ import { lineOps } from './lines.js';
 import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, textString } from './pdf-syntax.js';
 import { outputIntentProfile, outputIntents } from './output-intent.js';
-import { artifact, PageTags, STRUCT_TREE_ROOT, type TagNode } from './structure-tree.js';
+import { artifact, PageTags, STRUCT_TREE_ROOT, sharedTags, type TagNode } from './structure-tree.js';
 import { documentLanguage, textLanguage } from './text-language.js';
 import { xmpHalves } from './xmp.js';
 import { backgroundOps, rectOps, textBox, titleIndex } from './template-parts.js';
@@ -80,7 +80,10 @@ export interface CompiledTemplate {
   /** Values drawn, each with the elements' fonts: their characters are checked per recipient. */
   refs: { ref: ValueRef; elements: ElementFonts[] }[];
   requiredKeys: string[];
-  /** Header, pages (of a one-page design) and image objects. */
+  /**
+   * Header, output profile, image objects, pages (of a one-page design) and the first page's shared
+   * structure elements.
+   */
   prefix: { bytes: Buffer; offsets: Map<number, number> };
   /** The page dictionary's entries (a document writes the page, adding its own). */
   pageEntries: string;
@@ -92,7 +95,10 @@ export interface CompiledTemplate {
   /** The document's language (the catalog's /Lang): the locale, else English. */
   lang: string;
   rtl: boolean;
-  /** The marked content every document shares, per page: its elements and how many MCIDs. */
+  /**
+   * The marked content every document shares, per page: its elements (the first page's in the
+   * prefix, with their object numbers) and how many MCIDs.
+   */
   tags: { nodes: TagNode[]; count: number }[];
   /** The catalog's entries after /Pages: language, tags, metadata, output intent. */
   catalogEntries: string;
@@ -238,6 +244,9 @@ export function compileTemplate(design: Design): CompiledTemplate {
   const compiledFonts = [...fonts.values()];
   let { nextObject } = images;
   for (const f of compiledFonts) f.firstObject = (nextObject += 5) - 5;
+  // The first page's own elements follow the fonts, in the prefix (a further page's number differs
+  // from document to document: their elements are written with the document's).
+  const shared = sharedTags(writer, pageTags, PAGE, nextObject);
   // A design of two pages has as many as its table needs: each document writes its page tree.
   if (pageCount === 1) writer.object(PAGES, `<< /Type /Pages /Kids [${PAGE} 0 R] /Count 1 >>`);
   // /StructParents follows: each page's key in the structure's parent tree.
@@ -257,8 +266,8 @@ export function compileTemplate(design: Design): CompiledTemplate {
     pageHead,
     locale,
     ...archival,
-    tags: pageTags.map((t) => ({ nodes: t.nodes, count: t.count })),
-    objectCount: nextObject,
+    tags: shared.tags,
+    objectCount: shared.next,
   };
 }
 

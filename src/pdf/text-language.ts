@@ -22,25 +22,32 @@ const SCRIPTS: { pattern: RegExp; lang: (locale: string) => string }[] = [
   { pattern: /\p{Script=Armenian}/u, lang: () => 'hy' },
 ];
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const LETTER = /\p{L}/u;
-const LATIN = /\p{Script=Latin}/u;
 // Any letter that is not Latin: text without one (the common case) costs one test.
 const NOT_LATIN = /[^\P{L}\p{Script=Latin}]/u;
+const LETTER = /\p{L}/u;
+const LATIN = /\p{Script=Latin}/u;
 
 /** The BCP 47 language of `text`; `documentLang` for Latin text and text without letters. */
 export function textLanguage(text: string, documentLang: string): string {
-  if (!NOT_LATIN.test(text)) return documentLang;
+  // Speed-first: below U+0250 (ASCII, Latin-1, Latin Extended) every letter is Latin but the micro
+  // sign, of no script; most lines (codes, links, dates) end here without a regular expression.
+  let at = 0;
+  while (at < text.length && text.charCodeAt(at) < 0x250) at++;
+  if (at === text.length || !NOT_LATIN.test(text)) return documentLang;
   const base = documentLang.toLowerCase().split('-')[0] ?? '';
   const counts = new Array<number>(SCRIPTS.length).fill(0);
   let latin = 0;
+  let last = 0; // Speed-first: a text's letters are mostly of one script, tried first.
   for (const char of text) {
     if (!LETTER.test(char)) continue;
     if (LATIN.test(char)) {
       latin++;
       continue;
     }
-    const i = SCRIPTS.findIndex((s) => s.pattern.test(char));
-    if (i >= 0) counts[i]!++;
+    const i = SCRIPTS[last]!.pattern.test(char) ? last : SCRIPTS.findIndex((s) => s.pattern.test(char));
+    if (i < 0) continue;
+    counts[i]!++;
+    last = i;
   }
   let best = -1;
   counts.forEach((n, i) => {
