@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ByteLru } from './byte-lru.js';
 import type { Face } from './fonts.js';
 import { hex4 } from './pdf-syntax.js';
@@ -35,7 +36,7 @@ export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetSt
   const baseKey = baseKeyOf(face, base);
   // The subsetter appends composite glyphs' components to the lists it is given: give it copies.
   const glyphs = subset.glyphs.slice();
-  const list = { glyphs, index: new Map(subset.index) };
+  const list = { glyphs, index: subset.index };
   const outlines = fixedOutlines(baseKey, face, list, fixed);
   const parts = subsetParts(font, list, outlines.glyphs);
   const fontFile = [
@@ -96,7 +97,9 @@ function baseKeyOf(face: Face, base: SubsetState | undefined): string {
   if (!base) return `f${faceNumber(face)}`;
   let key = baseKeys.get(base);
   if (key === undefined) {
-    key = `b${faceNumber(face)}|${base.glyphs.join(',')}|${JSON.stringify(base.text)}`;
+    // Hashed: a short key is quicker to look up, for every document.
+    const held = `${base.glyphs.join(',')}|${JSON.stringify(base.text)}`;
+    key = `b${faceNumber(face)}|${createHash('sha256').update(held).digest('base64')}`;
     baseKeys.set(base, key);
   }
   return key;

@@ -4,9 +4,10 @@ import type { TrueTypeFont } from './truetype-font.js';
 // Composite glyphs pull in their components (appended to `glyphs`, which is why it is mutable).
 // Only the tables a PDF viewer needs for an Identity-H CIDFontType2 font are written.
 // The file is laid out in parts, so that what a batch's documents share can be deflated once
-// (font-streams.ts): the table directory and the small tables, then the face's hinting programs,
-// then the outlines of the list's first glyphs (the template's), then the rest of the outlines,
-// loca and hmtx. The directory is sorted by tag; the tables' data may come in any order.
+// (font-streams.ts): the table directory, then the tables that are the same for the face (head and
+// the hinting programs), then the outlines of the list's first glyphs (the template's), then the
+// rest of the outlines, loca, hmtx, hhea and maxp. The directory is sorted by tag; the tables' data
+// may come in any order.
 
 const ARG_1_AND_2_ARE_WORDS = 0x0001;
 const WE_HAVE_A_SCALE = 0x0008;
@@ -17,8 +18,8 @@ const WE_HAVE_A_TWO_BY_TWO = 0x0080;
 export interface GlyphList {
   /** Original glyph ids; index = id in the subset. Index 0 must be glyph 0 (.notdef). */
   glyphs: number[];
-  /** Original id -> subset id. */
-  index: Map<number, number>;
+  /** Original id -> subset id (left as it is: components appended are kept apart). */
+  index: ReadonlyMap<number, number>;
 }
 
 /** The outlines of a subset's first `count` glyphs, when they need no glyph after them. */
@@ -32,11 +33,11 @@ export interface FixedGlyphs {
 
 /** The subset's file in its parts, one after the other: `head`, `programs`, fixed glyphs, `rest`. */
 export interface SubsetParts {
-  /** The offset table and directory, then head, hhea and maxp. */
+  /** The offset table and the directory. */
   head: Buffer;
-  /** cvt, fpgm and prep: the same for every subset of the face. */
+  /** head, cvt, fpgm and prep: the same for every subset of the face. */
   programs: Buffer;
-  /** The outlines after the fixed glyphs, then loca and hmtx. */
+  /** The outlines after the fixed glyphs, then loca, hmtx, hhea and maxp. */
   rest: Buffer;
 }
 
@@ -75,12 +76,13 @@ export function subsetParts(font: TrueTypeFont, list: GlyphList, fixed: FixedGly
   const parts: Buffer[] = [];
   const locaOffsets = fixed.offsets.slice();
   let glyfLength = fixed.data.length;
+  const added = new Map<number, number>();
   const appended = (component: number): number => {
-    let mapped = index.get(component);
+    let mapped = index.get(component) ?? added.get(component);
     if (mapped === undefined) {
       mapped = glyphs.length;
       glyphs.push(component);
-      index.set(component, mapped);
+      added.set(component, mapped);
     }
     return mapped;
   };
@@ -106,17 +108,15 @@ export function subsetParts(font: TrueTypeFont, list: GlyphList, fixed: FixedGly
   hhea.writeUInt16BE(numGlyphs, 34);
   const maxp = Buffer.from(requiredTable(font, 'maxp'));
   maxp.writeUInt16BE(numGlyphs, 4);
-  const { head, programs, programBytes } = faceTables(font);
-  const front = [head, table('hhea', hhea), table('maxp', maxp)];
+  const { programs, programBytes } = faceTables(font);
   const glyfTable = {
     tag: 'glyf',
     length: glyfLength,
     sum: (fixed.checksum + checksum(glyf, 0, glyf.length)) >>> 0,
   };
-  const back = [table('loca', loca), table('hmtx', hmtx)];
-  const directory = writeDirectory([...front, ...programs, glyfTable, ...back]);
+  const back = [table('loca', loca), table('hmtx', hmtx), table('hhea', hhea), table('maxp', maxp)];
   return {
-    head: Buffer.concat([directory, ...front.map(padded)]),
+    head: writeDirectory([...programs, glyfTable, ...back]),
     programs: programBytes,
     rest: Buffer.concat([glyf, ...back.map(padded)]),
   };
@@ -176,23 +176,22 @@ function padded(entry: TableEntry): Buffer {
   return out;
 }
 
-// The tables that are the same in every subset of a font, made once per font.
-const sameTables = new WeakMap<
-  TrueTypeFont,
-  { head: TableEntry; programs: TableEntry[]; programBytes: Buffer }
->();
+// The tables that are the same in every subset of a font (head and the hinting programs), made once
+// per font.
+const sameTables = new WeakMap<TrueTypeFont, { programs: TableEntry[]; programBytes: Buffer }>();
 
-function faceTables(font: TrueTypeFont): { head: TableEntry; programs: TableEntry[]; programBytes: Buffer } {
+function faceTables(font: TrueTypeFont): { programs: TableEntry[]; programBytes: Buffer } {
   let tables = sameTables.get(font);
   if (!tables) {
     const head = Buffer.from(requiredTable(font, 'head'));
     head.writeUInt32BE(0, 8); // checkSumAdjustment: not needed inside a PDF
     head.writeInt16BE(1, 50); // long loca
-    const programs = (['cvt ', 'fpgm', 'prep'] as const).flatMap((tag) => {
+    const programs = [table('head', head)];
+    for (const tag of ['cvt ', 'fpgm', 'prep']) {
       const data = font.table(tag);
-      return data ? [table(tag, data)] : [];
-    });
-    tables = { head: table('head', head), programs, programBytes: Buffer.concat(programs.map(padded)) };
+      if (data) programs.push(table(tag, data));
+    }
+    tables = { programs, programBytes: Buffer.concat(programs.map(padded)) };
     sameTables.set(font, tables);
   }
   return tables;
@@ -236,6 +235,7 @@ function writeDirectory(tables: TableEntry[]): Buffer {
 
 function checksum(buf: Buffer, start: number, length: number): number {
   let sum = 0;
-  for (let i = start; i < start + length; i += 4) sum = (sum + buf.readUInt32BE(i)) >>> 0;
+  for (let i = start; i < start + length; i += 4)
+    sum = (sum + ((buf[i]! << 24) | (buf[i + 1]! << 16) | (buf[i + 2]! << 8) | buf[i + 3]!)) >>> 0;
   return sum;
 }
