@@ -129,7 +129,8 @@ export function renderDocument(
   let resources = '';
   for (const f of docFonts.values()) resources += `/${f.resource} ${f.firstObject} 0 R `;
   writer.object(FONTS_OBJECT, `<< ${resources}>>`);
-  for (const doc of docFonts.values()) writeFont(writer, doc);
+  let k = 0;
+  for (const doc of docFonts.values()) writeFont(writer, doc, template.fonts[k++]);
   // The objects after the fonts: the further pages' (a page and its content each), the structure
   // elements, then the seal's, in a sealable document.
   const afterFonts = template.objectCount + 5 * (docFonts.size - template.fonts.length);
@@ -172,10 +173,11 @@ export function renderDocument(
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };
 }
 
-function writeFont(writer: PdfWriter, doc: DocumentFont): void {
+// `base`: the template's subset of the face, which `doc` extends (docFonts holds the template's first).
+function writeFont(writer: PdfWriter, doc: DocumentFont, base: DocumentFont | undefined): void {
   const { firstObject: id, face } = doc;
   const { font } = face;
-  const { baseFont, widths, fontFile, length1, toUnicode } = fontStreams(face, doc);
+  const { baseFont, widths, fontFile, length1, toUnicode } = fontStreams(face, doc, base);
   const scale = 1000 / font.unitsPerEm;
   writer.object(
     id,

@@ -1,11 +1,15 @@
+import { createHash } from 'node:crypto';
 import { ByteLru } from './byte-lru.js';
 import type { Face } from './fonts.js';
-import { flate, hex4 } from './pdf-syntax.js';
+import { hex4 } from './pdf-syntax.js';
 import type { SubsetState } from './template-compiler.js';
 import { pdfWidth } from './text-layout.js';
-import { subsetTrueType } from './truetype-subset.js';
+import { fixedGlyphs, subsetParts, type FixedGlyphs, type GlyphList } from './truetype-subset.js';
+import { deflatedPiece, storedPiece, zlibStream, type ZlibPiece } from './zlib-pieces.js';
 
-// Speed-first: certificates repeat their subsets, so each is deflated once (same bytes: font-streams.test).
+// Speed-first: certificates repeat their subsets, so each is deflated once (same bytes: font-streams.test);
+// and a subset that is new (a unique name) deflates only its own glyphs: the template's are a
+// piece of the stream deflated once.
 
 /** What a document's font objects need from its subset: all of it depends on the face and subset only. */
 export interface FontStreams {
@@ -20,25 +24,54 @@ export interface FontStreams {
   toUnicode: Buffer;
 }
 
-/** The streams of one subset, made from scratch (the cache's miss path). Leaves `subset` as it is. */
-export function makeFontStreams(face: Face, subset: SubsetState): FontStreams {
+/**
+ * The streams of one subset, made from scratch (the cache's miss path). Leaves `subset` as it is.
+ * `base` is the template's subset of the face, which `subset` starts with (none for a font only the
+ * document draws with): its outlines and CMap lines are pieces of the streams deflated once (and
+ * kept in the cache), so that only the document's own glyphs are deflated per document.
+ */
+export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetState): FontStreams {
   const { font } = face;
+  const fixed = base?.glyphs.length ?? 1;
+  const baseKey = baseKeyOf(face, base);
   // The subsetter appends composite glyphs' components to the lists it is given: give it copies.
   const glyphs = subset.glyphs.slice();
-  const fontFile = subsetTrueType(font, { glyphs, index: new Map(subset.index) });
+  const list = { glyphs, index: subset.index };
+  const outlines = fixedOutlines(baseKey, face, list, fixed);
+  const parts = subsetParts(font, list, outlines.glyphs);
+  const fontFile = [
+    storedPiece(parts.head),
+    programsPiece(face, parts.programs),
+    outlines.piece,
+    deflatedPiece(parts.rest),
+  ];
+  const tail = Buffer.from(cmapLines(subset.text, fixed, subset.text.length) + CMAP_END, 'latin1');
   return {
     baseFont: `/${subsetTag(glyphs)}+${font.postScriptName}`,
     widths: glyphs.map((gid) => pdfWidth(font, gid)).join(' '),
-    fontFile: flate(fontFile),
-    length1: fontFile.length,
-    toUnicode: flate(Buffer.from(toUnicodeCMap(subset.text), 'latin1')),
+    fontFile: zlibStream(fontFile),
+    length1: fontFile.reduce((n, p) => n + p.length, 0),
+    toUnicode: zlibStream([
+      cmapHead(baseKey, subset.text, fixed),
+      tail.length < SMALL ? storedPiece(tail) : deflatedPiece(tail),
+    ]),
   };
 }
 
-// The subsets made lately in this thread, within a bound in bytes.
+// Below this many bytes, a document's own part of a CMap is stored rather than deflated: a zlib
+// call costs more than the hundred bytes or so it would save.
+const SMALL = 512;
+
+// The subsets made lately in this thread, within a bound in bytes, and apart from them the pieces
+// subsets share: a face's hinting programs, a template's outlines, the head of a CMap.
 const DEFAULT_LIMIT = 4 * 1024 * 1024; // per thread; a Latin subset is about 5 to 10 KB deflated
 const ENTRY_OVERHEAD = 200;
+interface SharedPiece {
+  piece: ZlibPiece;
+  glyphs?: FixedGlyphs;
+}
 const entries = new ByteLru<FontStreams>(DEFAULT_LIMIT);
+const shared = new ByteLru<SharedPiece>(DEFAULT_LIMIT / 4);
 let hits = 0;
 let misses = 0;
 
@@ -47,34 +80,91 @@ let misses = 0;
 const faceNumbers = new WeakMap<Face, number>();
 let nextFaceNumber = 0;
 
-export function fontStreams(face: Face, subset: SubsetState): FontStreams {
+function faceNumber(face: Face): number {
   let n = faceNumbers.get(face);
   if (n === undefined) {
     n = nextFaceNumber++;
     faceNumbers.set(face, n);
   }
+  return n;
+}
+
+// A template's subset of a face, named by what it holds (so that a template compiled again names
+// the same streams), worked out once per compiled template.
+const baseKeys = new WeakMap<SubsetState, string>();
+
+function baseKeyOf(face: Face, base: SubsetState | undefined): string {
+  if (!base) return `f${faceNumber(face)}`;
+  let key = baseKeys.get(base);
+  if (key === undefined) {
+    // Hashed: a short key is quicker to look up, for every document.
+    const held = `${base.glyphs.join(',')}|${JSON.stringify(base.text)}`;
+    key = `b${faceNumber(face)}|${createHash('sha256').update(held).digest('base64')}`;
+    baseKeys.set(base, key);
+  }
+  return key;
+}
+
+/** The streams of `subset`, which starts with `base`, the template's subset of the face (if any). */
+export function fontStreams(face: Face, subset: SubsetState, base?: SubsetState): FontStreams {
   // The glyph list fixes the subset (the index maps each glyph to its first place in the list) and
-  // the texts fix the CMap; JSON keeps the texts apart whatever characters they hold.
-  const key = `${n}|${subset.glyphs.join(',')}|${JSON.stringify(subset.text)}`;
+  // the texts fix the CMap; JSON keeps the texts apart whatever characters they hold. The template's
+  // part of both is named once per compiled template.
+  const fixed = base?.glyphs.length ?? 1;
+  const key = `${baseKeyOf(face, base)}|${subset.glyphs.slice(fixed).join(',')}|${JSON.stringify(subset.text.slice(fixed))}`;
   const known = entries.get(key);
   if (known) {
     hits++;
     return known;
   }
   misses++;
-  const streams = makeFontStreams(face, subset);
+  const streams = makeFontStreams(face, subset, base);
   const bytes =
     ENTRY_OVERHEAD +
     2 * (key.length + streams.baseFont.length + streams.widths.length) +
     streams.fontFile.length +
     streams.toUnicode.length;
-  if (bytes <= entries.limit) {
-    // Exactly sized copies: a small Buffer may be a slice of a shared 8 KB pool it would keep alive.
-    streams.fontFile = ownCopy(streams.fontFile);
-    streams.toUnicode = ownCopy(streams.toUnicode);
-    entries.set(key, streams, bytes);
-  }
+  if (bytes <= entries.limit) entries.set(key, streams, bytes);
   return streams;
+}
+
+// A shared piece from the cache, or made and kept.
+function sharedPiece(key: string, make: () => SharedPiece): SharedPiece {
+  const known = shared.get(key);
+  if (known) return known;
+  const made = make();
+  const bytes = ENTRY_OVERHEAD + 2 * key.length + made.piece.data.length + (made.glyphs?.data.length ?? 0);
+  if (bytes <= shared.limit) {
+    // Exactly sized copies: a small Buffer may be a slice of a shared 8 KB pool it would keep alive.
+    made.piece.data = ownCopy(made.piece.data);
+    if (made.glyphs) made.glyphs.data = ownCopy(made.glyphs.data);
+    shared.set(key, made, bytes);
+  }
+  return made;
+}
+
+function programsPiece(face: Face, programs: Buffer): ZlibPiece {
+  return sharedPiece(`p${faceNumber(face)}`, () => ({ piece: deflatedPiece(programs) })).piece;
+}
+
+function fixedOutlines(
+  baseKey: string,
+  face: Face,
+  list: GlyphList,
+  fixed: number,
+): { piece: ZlibPiece; glyphs: FixedGlyphs } {
+  const kept = sharedPiece(`g${baseKey}`, () => {
+    const glyphs = fixedGlyphs(face.font, list, fixed);
+    return { piece: deflatedPiece(glyphs.data), glyphs };
+  });
+  return { piece: kept.piece, glyphs: kept.glyphs! };
+}
+
+function cmapHead(baseKey: string, text: string[], fixed: number): ZlibPiece {
+  const make = () => ({
+    piece: deflatedPiece(Buffer.from(CMAP_START + cmapLines(text, 0, fixed), 'latin1')),
+  });
+  return sharedPiece(`u${baseKey}`, make).piece;
 }
 
 function ownCopy(data: Buffer): Buffer {
@@ -86,32 +176,40 @@ function ownCopy(data: Buffer): Buffer {
 /** For tests and benchmarks: empties the cache and sets its bound in bytes (0 turns it off). */
 export function resetFontStreamCache(bytes: number = DEFAULT_LIMIT): void {
   entries.clear();
+  shared.clear();
   hits = 0;
   misses = 0;
   entries.limit = bytes;
+  shared.limit = bytes / 4;
 }
 
+/** Subsets only: the pieces they share are kept apart, in a quarter of the bound. */
 export function fontStreamCacheStats(): { entries: number; bytes: number; hits: number; misses: number } {
   return { entries: entries.size, bytes: entries.bytes, hits, misses };
 }
 
-function toUnicodeCMap(text: string[]): string {
+const CMAP_START =
+  '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
+  '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
+  '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n';
+const CMAP_END = 'endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n';
+
+// The bfchar blocks (100 lines at most each) of the CIDs from `start` to `end`.
+function cmapLines(text: string[], start: number, end: number): string {
   const lines: string[] = [];
-  text.forEach((t, id) => {
-    if (!t) return;
+  for (let id = start; id < end; id++) {
+    const t = text[id];
+    if (!t) continue;
     let hex = '';
     for (let i = 0; i < t.length; i++) hex += hex4(t.charCodeAt(i));
     lines.push(`<${hex4(id)}> <${hex}>`);
-  });
-  let cmap =
-    '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
-    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
-    '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n';
+  }
+  let out = '';
   for (let i = 0; i < lines.length; i += 100) {
     const block = lines.slice(i, i + 100);
-    cmap += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
+    out += `${block.length} beginbfchar\n${block.join('\n')}\nendbfchar\n`;
   }
-  return `${cmap}endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n`;
+  return out;
 }
 
 // Six capitals derived from the glyph set, as PDF asks of subset font names.

@@ -32,6 +32,11 @@ export interface Face {
   script?: string;
   /** Its runs carry their text as /ActualText (Nastaliq's cascading baseline). */
   actualText?: boolean;
+  /**
+   * A design font (DejaVu): shaping.ts lays out its ASCII words without HarfBuzz. Not the Noto
+   * fonts, whose contextual lookups may change ASCII glyphs (Noto Serif Arabic's '.' in some words).
+   */
+  asciiFastPath?: boolean;
 }
 
 const bytes = new Map<string, SharedArrayBuffer>();
@@ -106,6 +111,7 @@ export function bundledFont(id: string): Face {
     });
     if (meta.script) face.script = meta.script;
     if (meta.actualText) face.actualText = true;
+    if (Object.values(designFaces).some((d) => d.id === id)) face.asciiFastPath = true;
     faces.set(id, face);
   }
   return face;

@@ -56,11 +56,85 @@ function shapeWord(run: TextRun, word: string, perFace: Map<string, ShapedGlyph[
   const key = run.rtl ? `\u0001${word}` : word;
   let glyphs = perFace.get(key);
   if (!glyphs) {
+    // Not kept: cheaper made again than the words it would push out of the cache (codes, URLs).
+    const ascii = !run.rtl && !shapingOff ? asciiGlyphs(run.face, word) : undefined;
+    if (ascii) return ascii;
     if (shapingOff) glyphs = byCmap(run.face, word, false);
     else glyphs = run.face.hb ? harfbuzz(run.face.hb, word, run.rtl) : byCmap(run.face, word, run.rtl);
     remember(perFace, key, glyphs);
   }
   return glyphs;
+}
+
+// Speed-first: a word of printable ASCII (a code, a URL, a date in Latin digits) in a design font
+// (DejaVu) is laid out from the font's cmap and advances, each glyph's advance adjusted by the
+// kerning of its pair with the next as HarfBuzz gives it, asked once per pair and face. A character
+// or pair that HarfBuzz does more with (a ligature, another glyph, an offset, the second glyph
+// moved) sends the word to HarfBuzz. The fonts' only contextual lookups (ccmp) act on marks, never
+// on ASCII alone: the same glyphs and advances as HarfBuzz's for every pair and for codes, URLs and
+// random ASCII words (ascii-shaping.test).
+const FIRST = 0x21;
+const SPAN = 0x7e - FIRST + 1;
+const UNKNOWN = 0x7fffffff;
+const SHAPED = 0x7ffffffe; // HarfBuzz does more than kern
+// Per face: [a * SPAN + b] the kerning of the pair a b, [SPAN * SPAN + a] 0 when a alone is plain.
+const asciiTables = new WeakMap<Face, Int32Array>();
+
+/** The glyphs HarfBuzz gives `word`, made without it; undefined when it needs HarfBuzz. */
+export function asciiGlyphs(face: Face, word: string): ShapedGlyph[] | undefined {
+  const { hb: hbFont, font } = face;
+  if (!hbFont || !face.asciiFastPath) return undefined;
+  let table = asciiTables.get(face);
+  if (!table) {
+    table = new Int32Array(SPAN * (SPAN + 1)).fill(UNKNOWN);
+    asciiTables.set(face, table);
+  }
+  for (let i = 0; i < word.length; i++) {
+    const a = word.charCodeAt(i) - FIRST;
+    if (a < 0 || a >= SPAN) return undefined;
+    if (known(table, SPAN * SPAN + a, hbFont, face, a, -1) !== 0) return undefined;
+  }
+  const glyphs: ShapedGlyph[] = [];
+  for (let i = 0; i < word.length; i++) {
+    const a = word.charCodeAt(i) - FIRST;
+    const gid = font.glyphId(a + FIRST);
+    let kern = 0;
+    if (i + 1 < word.length) {
+      const b = word.charCodeAt(i + 1) - FIRST;
+      kern = known(table, a * SPAN + b, hbFont, face, a, b);
+      if (kern === SHAPED) return undefined;
+    }
+    glyphs.push({ gid, cluster: i, advance: font.advance(gid) + kern, dx: 0, dy: 0 });
+  }
+  return glyphs;
+}
+
+function known(table: Int32Array, at: number, hbFont: hb.Font, face: Face, a: number, b: number): number {
+  let value = table[at]!;
+  if (value === UNKNOWN) {
+    value = b < 0 ? plainAlone(hbFont, face, a) : pairKerning(hbFont, face, a, b);
+    table[at] = value;
+  }
+  return value;
+}
+
+// 0 when HarfBuzz draws the character alone as its cmap glyph with its advance, else SHAPED.
+function plainAlone(hbFont: hb.Font, face: Face, a: number): number {
+  const gid = face.font.glyphId(a + FIRST);
+  const [g, more] = harfbuzz(hbFont, String.fromCharCode(a + FIRST), false);
+  const plain = gid !== 0 && !more && g?.gid === gid && g.advance === face.font.advance(gid);
+  return plain && g.dx === 0 && g.dy === 0 ? 0 : SHAPED;
+}
+
+// What HarfBuzz adds to the first glyph's advance in the pair, or SHAPED when it does more.
+function pairKerning(hbFont: hb.Font, face: Face, a: number, b: number): number {
+  const { font } = face;
+  const [first, second, more] = harfbuzz(hbFont, String.fromCharCode(a + FIRST, b + FIRST), false);
+  if (!first || !second || more) return SHAPED;
+  const gidB = font.glyphId(b + FIRST);
+  if (first.gid !== font.glyphId(a + FIRST) || second.gid !== gidB || second.cluster !== 1) return SHAPED;
+  if (first.dx || first.dy || second.dx || second.dy || second.advance !== font.advance(gidB)) return SHAPED;
+  return first.advance - font.advance(first.gid);
 }
 
 function offset(glyphs: ShapedGlyph[], by: number): ShapedGlyph[] {
