@@ -1,4 +1,5 @@
-import type { Queryable } from '../../platform/db/db.js';
+import pg from 'pg';
+import type { Db, Queryable } from '../../platform/db/db.js';
 import { uuidv7 } from '../../platform/ids.js';
 
 // The record of successful claims (credential_claims, migration 031) and the VC API exchanges that
@@ -14,27 +15,69 @@ export interface ClaimRecord {
   format: ClaimFormat;
 }
 
-export async function insertClaim(
-  tx: Queryable,
-  input: { tokenId: string; certificateId: string; accountId: string; at: Date } & Omit<
+/** What a claim spends once: an OID4VCI c_nonce (by its hash) or a VC API exchange's challenge. */
+export type ClaimGrant = { kind: 'nonce'; nonceSha256: Buffer } | { kind: 'exchange'; challenge: string };
+
+/** recorded; or nothing written: the grant unknown, used or expired, or the token used up meanwhile. */
+export type ClaimOutcome = 'recorded' | 'grant_spent' | 'used_up';
+
+// The grant's use, as the first data-modifying CTE of the claim's statement ($1 the time, $2 the
+// claim token's id, $4 the account's id, $9 the nonce's hash or the challenge).
+const USE_GRANT = {
+  nonce: `UPDATE oid4vci_nonces SET used_at = $1
+      WHERE nonce_sha256 = $9 AND account_id = $4 AND used_at IS NULL AND expires_at > $1 RETURNING 1`,
+  exchange: `UPDATE vcapi_exchanges SET used_at = $1
+      WHERE claim_token_id = $2 AND challenge = $9 AND used_at IS NULL AND expires_at > $1 RETURNING 1`,
+};
+
+// One round trip and one commit instead of five (BEGIN, three writes, COMMIT): the grant used, the
+// claim counted on the token only when the grant was, and recorded only when counted. A token used
+// up meanwhile (two wallets at once on the fifth claim) fails the CHECK of migration 031 on
+// claims_used, which ends the statement and undoes the grant's use with it.
+const claimStatement = (grant: ClaimGrant['kind']) => `WITH used AS (
+  ${USE_GRANT[grant]}
+), counted AS (
+  UPDATE claim_tokens SET claims_used = claims_used + 1 WHERE id = $2 AND EXISTS (SELECT 1 FROM used) RETURNING id
+), recorded AS (
+  INSERT INTO credential_claims (id, claim_token_id, certificate_id, account_id, claimed_at, holder_did, protocol, format)
+  SELECT $5, id, $3, $4, $1, $6, $7, $8 FROM counted RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM recorded) AS recorded`;
+
+/**
+ * One successful claim, as its own transaction (or a SAVEPOINT of the caller's): the grant used
+ * once, the claim counted on the token (at most CLAIMS_PER_TOKEN, migration 031) and recorded.
+ */
+export async function recordClaimAtOnce(
+  db: Db,
+  input: { tokenId: string; certificateId: string; accountId: string; at: Date; grant: ClaimGrant } & Omit<
     ClaimRecord,
     'claimedAt'
   >,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO credential_claims (id, claim_token_id, certificate_id, account_id, claimed_at, holder_did, protocol, format)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      uuidv7(input.at.getTime()),
-      input.tokenId,
-      input.certificateId,
-      input.accountId,
-      input.at,
-      input.holderDid,
-      input.protocol,
-      input.format,
-    ],
-  );
+): Promise<ClaimOutcome> {
+  const { grant } = input;
+  try {
+    const { rows } = await db.statement<{ recorded: boolean }>({
+      name: `claim-at-once-${grant.kind}`,
+      text: claimStatement(grant.kind),
+      values: [
+        input.at,
+        input.tokenId,
+        input.certificateId,
+        input.accountId,
+        uuidv7(input.at.getTime()),
+        input.holderDid,
+        input.protocol,
+        input.format,
+        grant.kind === 'nonce' ? grant.nonceSha256 : grant.challenge,
+      ],
+    });
+    return rows[0]!.recorded ? 'recorded' : 'grant_spent';
+  } catch (err) {
+    if (err instanceof pg.DatabaseError && err.constraint === 'claim_tokens_claims_used_check')
+      return 'used_up';
+    throw err;
+  }
 }
 
 /** A certificate's claims, newest first (the dashboard's certificate page). */
@@ -91,17 +134,4 @@ export async function exchangeState(
   if (!row) return 'unknown';
   if (row.used_at) return 'used';
   return row.expires_at.getTime() <= input.at.getTime() ? 'expired' : 'open';
-}
-
-/** Marks the exchange used, in the claim's transaction; false when another request did first. */
-export async function useExchange(
-  tx: Queryable,
-  input: { tokenId: string; challenge: string; at: Date },
-): Promise<boolean> {
-  const { rowCount } = await tx.query(
-    `UPDATE vcapi_exchanges SET used_at = $3
-      WHERE claim_token_id = $1 AND challenge = $2 AND used_at IS NULL AND expires_at > $3`,
-    [input.tokenId, input.challenge, input.at],
-  );
-  return rowCount === 1;
 }

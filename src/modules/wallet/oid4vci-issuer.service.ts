@@ -169,15 +169,13 @@ export function createOid4vciService(deps: {
       const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
       if (!match)
         throw new Oid4vciError('invalid_token', 'Send the access token as Authorization: Bearer <token>');
-      const claimTokenId = await grants.accessTokenClaim(db, accountId, sha256(match[1]!), now);
-      if (!claimTokenId) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
       return issueCredential({
         db,
         library,
         makers: deps.makers,
         metadata: issuerMetadataResult(library, publicBaseUrl, accountId),
         accountId,
-        claimTokenId,
+        accessTokenSha256: sha256(match[1]!),
         body,
         now,
         nonceSha256: sha256,
