@@ -16,7 +16,7 @@ import {
   authorizationServerMetadata,
   credentialIssuerMetadata,
   credentialOffer,
-  issuerMetadataResult,
+  issuerMetadataResults,
 } from './oid4vci-metadata.js';
 
 // OID4VCI 1.0 for one instance, every account an issuer (decisions 22): the credential offer by
@@ -51,6 +51,7 @@ export function createOid4vciService(deps: {
   // is http:// (a developer's machine, `npm start`) is let through, as its wallets are too.
   if (new URL(publicBaseUrl).protocol === 'http:') setGlobalConfig({ allowInsecureUrls: true });
   const library = createLibraryIssuer();
+  const metadataOf = issuerMetadataResults(library, publicBaseUrl);
   const authorizationServer = new Oauth2AuthorizationServer({ callbacks: LIBRARY_CALLBACKS });
 
   async function nameOf(accountId: string): Promise<string> {
@@ -173,7 +174,7 @@ export function createOid4vciService(deps: {
         db,
         library,
         makers: deps.makers,
-        metadata: issuerMetadataResult(library, publicBaseUrl, accountId),
+        metadata: metadataOf(accountId),
         accountId,
         accessTokenSha256: sha256(match[1]!),
         body,
