@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { uuidv7 } from '../../platform/ids.js';
+import { CLAIM_TARGET_COLUMNS, type ClaimTargetRow } from '../shared/claim-tokens.js';
 
 // The record of successful claims (credential_claims, migration 031) and the VC API exchanges that
 // lead to them (vcapi_exchanges, migration 032).
@@ -121,17 +122,35 @@ export async function insertExchange(
 
 export type ExchangeState = 'open' | 'unknown' | 'used' | 'expired';
 
-/** Whether the token's exchange with this challenge may still be answered. */
-export async function exchangeState(
+/**
+ * A claim token (by its hash) with its certificate's state, and whether its exchange with this
+ * challenge (null: none looked up, 'unknown') may still be answered, in one round trip; undefined
+ * when there is no such token.
+ */
+export async function tokenWithExchange(
   db: Queryable,
-  input: { tokenId: string; challenge: string; at: Date },
-): Promise<ExchangeState> {
-  const { rows } = await db.query<{ used_at: Date | null; expires_at: Date }>(
-    'SELECT used_at, expires_at FROM vcapi_exchanges WHERE claim_token_id = $1 AND challenge = $2',
-    [input.tokenId, input.challenge],
-  );
+  input: { tokenSha256: Buffer; challenge: string | null; at: Date },
+): Promise<{ target: ClaimTargetRow; exchange: ExchangeState } | undefined> {
+  const { rows } = await db.query<
+    ClaimTargetRow & { used_at: Date | null; exchange_expires_at: Date | null }
+  >({
+    name: 'vcapi-token-with-exchange',
+    text: `SELECT ${CLAIM_TARGET_COLUMNS}, e.used_at, e.expires_at AS exchange_expires_at
+       FROM claim_tokens t JOIN certificates c ON c.id = t.certificate_id
+       LEFT JOIN vcapi_exchanges e ON e.claim_token_id = t.id AND e.challenge = $2
+      WHERE t.token_sha256 = $1`,
+    values: [input.tokenSha256, input.challenge],
+  });
   const row = rows[0];
-  if (!row) return 'unknown';
-  if (row.used_at) return 'used';
-  return row.expires_at.getTime() <= input.at.getTime() ? 'expired' : 'open';
+  if (!row) return undefined;
+  const { used_at: usedAt, exchange_expires_at: expiresAt, ...target } = row;
+  const exchange: ExchangeState =
+    expiresAt === null
+      ? 'unknown'
+      : usedAt
+        ? 'used'
+        : expiresAt.getTime() <= input.at.getTime()
+          ? 'expired'
+          : 'open';
+  return { target, exchange };
 }

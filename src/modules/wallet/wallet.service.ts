@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../platform/db/db.js';
-import { ConflictError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { isUniqueCode, uuidv7 } from '../../platform/ids.js';
 import { VC_V2 } from '../../platform/proof/contexts.js';
-import { ClaimTokenGoneError, CLAIMS_PER_TOKEN, resolveClaimToken } from '../shared/claim-tokens.js';
+import {
+  ClaimTokenGoneError,
+  CLAIMS_PER_TOKEN,
+  claimTargetOf,
+  claimTokenHash,
+  isClaimToken,
+  resolveClaimToken,
+} from '../shared/claim-tokens.js';
 import { credentialOfferDeepLink, exchangeUrl } from '../shared/wallet-links.js';
 import { enqueueSend } from '../emails/emails.repository.js';
 import type { ProofService } from '../proof/proof.service.js';
-import { exchangeState, recordClaimAtOnce, insertExchange, listClaims } from './claims.repository.js';
-import { readPresentation, verifyPresentation } from './presentation-check.js';
+import { insertExchange, listClaims, recordClaimAtOnce, tokenWithExchange } from './claims.repository.js';
+import { readPresentation, verifyPresentation, type PresentationClaim } from './presentation-check.js';
 import { claimFacts, walletLinkTarget, type ClaimFacts } from './wallet.repository.js';
 
 // The recipient's wallet (issue 31, decisions 22): the claim page's facts, the VCALM protocols list,
@@ -89,9 +96,18 @@ export function createWalletService(deps: {
      */
     async finishExchange(token: string, body: unknown) {
       const at = deps.now();
-      const target = await resolveClaimToken(db, token, at);
-      const claim = readPresentation(body);
-      const state = await exchangeState(db, { tokenId: target.tokenId, challenge: claim.challenge, at });
+      if (!isClaimToken(token)) throw new NotFoundError('Wallet link');
+      // The presentation's challenge read ahead, so that the token and its exchange are read at
+      // once; the refusals still come in order (token, presentation, exchange).
+      const ahead = readableClaim(body);
+      const read = await tokenWithExchange(db, {
+        tokenSha256: claimTokenHash(token),
+        challenge: ahead?.challenge ?? null,
+        at,
+      });
+      const target = claimTargetOf(read?.target, at);
+      const claim = ahead ?? readPresentation(body);
+      const state = read!.exchange;
       if (state === 'used') throw new ConflictError('This exchange was already completed: start a new one');
       if (state !== 'open') {
         throw new ValidationError(
@@ -164,3 +180,12 @@ export function createWalletService(deps: {
 }
 
 export type WalletService = ReturnType<typeof createWalletService>;
+
+// The presentation as readPresentation reads it; undefined where it would refuse it.
+function readableClaim(body: unknown): PresentationClaim | undefined {
+  try {
+    return readPresentation(body);
+  } catch {
+    return undefined;
+  }
+}
