@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
@@ -10,6 +11,7 @@ import { createApp } from '../../src/app.js';
 import { createDeps, createLogger } from '../../src/deps.js';
 import { freePort } from '../../src/platform/net.js';
 import { mintClaimToken } from '../../src/modules/shared/claim-tokens.js';
+import { recordClaimAtOnce } from '../../src/modules/wallet/claims.repository.js';
 import { referenceLoader, referenceVerify } from '../credentials/reference.js';
 import { createTenant, issueCertificate, testConfig, type Tenant, type TestApp } from '../helpers/app.js';
 import { ed25519Holder, p256Holder, walletClient, type Holder } from './oid4vci-wallet.js';
@@ -243,5 +245,37 @@ describe('OID4VCI: the credentials', () => {
     assert.equal(sixth.status, 400);
     assert.equal(sixth.body.error, 'credential_request_denied');
     assert.equal((await claimsOf(certificate.id)).length, 5);
+  });
+
+  it('a claim that finds its token used up by another at the last moment writes nothing, its nonce unused', async () => {
+    // Two wallets at once on the fifth claim: both pass the read before either writes; the one that
+    // writes second finds claims_used at 5. Made here by using the token up between the two.
+    const { certificate } = await newClaim();
+    const { rows } = await t.deps.db.query<{ id: string }>(
+      'UPDATE claim_tokens SET claims_used = 5 WHERE certificate_id = $1 RETURNING id',
+      [certificate.id],
+    );
+    const nonce = (
+      (await (
+        await fetch(`${base}/issuers/${tenant.accountId}/oid4vci/nonce`, { method: 'POST' })
+      ).json()) as Json
+    ).c_nonce as string;
+    const nonceSha256 = createHash('sha256').update(nonce).digest();
+    const outcome = await recordClaimAtOnce(t.deps.db, {
+      tokenId: rows[0]!.id,
+      certificateId: certificate.id,
+      accountId: tenant.accountId,
+      at: new Date(),
+      grant: { kind: 'nonce', nonceSha256 },
+      holderDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      protocol: 'OID4VCI',
+      format: 'ldp_vc',
+    });
+    assert.equal(outcome, 'used_up');
+    assert.equal((await claimsOf(certificate.id)).length, 0);
+    const used = await t.deps.db.query('SELECT used_at FROM oid4vci_nonces WHERE nonce_sha256 = $1', [
+      nonceSha256,
+    ]);
+    assert.equal(used.rows[0]?.used_at, null, 'the nonce is still unused');
   });
 });

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db.js';
+import type { SigningKeyRow } from './signing-keys.repository.js';
 import { revokeTokenStatus } from './sd-jwt-status.repository.js';
 import { setRevoked } from './status-lists.repository.js';
 
@@ -30,6 +31,29 @@ export async function insertCredentials(
       items.map((x) => x.body),
     ],
   );
+}
+
+/** A certificate's frozen credential and the account's current credential key (none yet: undefined). */
+export async function readCredentialAndKey(
+  db: Queryable,
+  accountId: string,
+  certificateId: string,
+): Promise<{ body: Buffer; key: SigningKeyRow | undefined } | undefined> {
+  const { rows } = await db.query<{ body: Buffer } & { [K in keyof SigningKeyRow]: SigningKeyRow[K] | null }>(
+    {
+      name: 'credential-and-key',
+      text: `SELECT c.body, k.id, k.account_id, k.public_key, k.private_key, k.created_at, k.retired_at
+       FROM credentials c
+       LEFT JOIN LATERAL (SELECT * FROM signing_keys
+                           WHERE account_id = c.account_id AND retired_at IS NULL LIMIT 1) k ON true
+      WHERE c.certificate_id = $1 AND c.account_id = $2`,
+      values: [certificateId, accountId],
+    },
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { body, ...key } = row;
+  return { body, key: key.id === null ? undefined : (key as SigningKeyRow) };
 }
 
 export async function readCredential(

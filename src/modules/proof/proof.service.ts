@@ -14,6 +14,7 @@ import { backfillCredentials } from './credentials-backfill.js';
 import {
   credentialByCode,
   readCredential,
+  readCredentialAndKey,
   revokeCredential,
   type NewCredential,
 } from './credentials.repository.js';
@@ -206,17 +207,18 @@ export function createProofService(deps: {
     },
 
     // The certificate's credential bound to a wallet's holder, signed now by the account's current
-    // key (bound-credential.ts). NotFoundError when the certificate has no credential.
+    // key (bound-credential.ts), both read in one round trip. NotFoundError when the certificate has
+    // no credential.
     async signBound(input: {
       accountId: string;
       certificateId: string;
       holderDid: string;
       now: Date;
     }): Promise<Record<string, unknown>> {
-      const frozen = await readCredential(db, input.accountId, input.certificateId);
-      if (!frozen) throw new NotFoundError('Credential');
-      const key = await signingKeys.credentialKey(input.accountId);
-      return bound.sign({ frozen, holderDid: input.holderDid, key, now: input.now });
+      const read = await readCredentialAndKey(db, input.accountId, input.certificateId);
+      if (!read) throw new NotFoundError('Credential');
+      const key = await signingKeys.credentialKey(input.accountId, db, read.key);
+      return bound.sign({ frozen: read.body, holderDid: input.holderDid, key, now: input.now });
     },
 
     didDocument: documents.didDocument,

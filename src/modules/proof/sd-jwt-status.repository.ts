@@ -114,6 +114,73 @@ export interface SdJwtSubject {
   expiresOn: string | null;
 }
 
+const SUBJECT_COLUMNS = 'status, recipient_name, title, issuer_name, issued_at, expires_at, expires_on::text';
+
+interface SubjectRow {
+  status: SdJwtSubject['status'];
+  recipient_name: string;
+  title: string;
+  issuer_name: string;
+  issued_at: Date | null;
+  expires_at: Date | null;
+  expires_on: string | null;
+}
+
+function subjectOf(r: SubjectRow): SdJwtSubject {
+  return {
+    status: r.status,
+    recipientName: r.recipient_name,
+    title: r.title,
+    issuerName: r.issuer_name,
+    issuedAt: r.issued_at,
+    expiresAt: r.expires_at,
+    expiresOn: r.expires_on,
+  };
+}
+
+// The usual SD-JWT VC in one round trip (a single statement, its own transaction): the certificate
+// locked against a revocation as lockSubject does, and its entry, the one it has or, when it may be
+// issued at $3, a free one of the account's newest list with room taken now (8 random candidates,
+// as takeEntry). A list locked meanwhile by another taker is read as of the statement's start, so
+// an entry that taker committed may look free: the insert then finds the conflict and takes
+// nothing. No entry (no list yet, the newest full, no candidate free, a conflict): entry undefined,
+// and the caller takes one in a transaction of its own (takeEntry).
+export async function subjectWithEntry(
+  db: Queryable,
+  input: { accountId: string; certificateId: string; now: Date },
+): Promise<{ subject: SdJwtSubject; entry: TokenStatusEntry | undefined } | undefined> {
+  const { rows } = await db.query<SubjectRow & { list: number | null; idx: number | null }>({
+    name: 'sd-jwt-subject-with-entry',
+    text: `WITH subject AS (
+  SELECT ${SUBJECT_COLUMNS} FROM certificates WHERE id = $1 AND account_id = $2 FOR SHARE
+), existing AS (
+  SELECT list, idx FROM token_status_entries WHERE certificate_id = $1 AND account_id = $2
+), newest AS (
+  SELECT n FROM token_status_lists WHERE account_id = $2 AND used < ${FILL_LIMIT}
+     AND n = (SELECT max(n) FROM token_status_lists WHERE account_id = $2)
+     AND NOT EXISTS (SELECT 1 FROM existing)
+     AND EXISTS (SELECT 1 FROM subject WHERE status = 'Issued' AND (expires_at IS NULL OR expires_at > $3))
+  FOR UPDATE
+), free AS (
+  SELECT newest.n, i FROM newest, unnest($4::int[]) AS i
+   WHERE NOT EXISTS (SELECT 1 FROM token_status_entries e WHERE e.account_id = $2 AND e.list = newest.n AND e.idx = i)
+   LIMIT 1
+), taken AS (
+  INSERT INTO token_status_entries (certificate_id, account_id, list, idx) SELECT $1, $2, n, i FROM free
+  ON CONFLICT DO NOTHING RETURNING list, idx
+), counted AS (
+  UPDATE token_status_lists l SET used = used + 1 FROM taken WHERE l.account_id = $2 AND l.n = taken.list
+)
+SELECT subject.*, e.list, e.idx
+  FROM subject LEFT JOIN (SELECT * FROM existing UNION ALL SELECT * FROM taken) e ON true`,
+    values: [input.certificateId, input.accountId, input.now, randomEntries(8)],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  const { list, idx, ...subject } = row;
+  return { subject: subjectOf(subject), entry: list === null || idx === null ? undefined : { list, idx } };
+}
+
 // The certificate, locked against a revocation until the caller's transaction ends: an entry taken
 // for it is committed before a revocation reads it, or the revocation commits first and is seen.
 export async function lockSubject(
@@ -121,29 +188,9 @@ export async function lockSubject(
   accountId: string,
   certificateId: string,
 ): Promise<SdJwtSubject | undefined> {
-  const { rows } = await db.query<{
-    status: SdJwtSubject['status'];
-    recipient_name: string;
-    title: string;
-    issuer_name: string;
-    issued_at: Date | null;
-    expires_at: Date | null;
-    expires_on: string | null;
-  }>(
-    `SELECT status, recipient_name, title, issuer_name, issued_at, expires_at, expires_on::text
-       FROM certificates WHERE id = $1 AND account_id = $2 FOR SHARE`,
+  const { rows } = await db.query<SubjectRow>(
+    `SELECT ${SUBJECT_COLUMNS} FROM certificates WHERE id = $1 AND account_id = $2 FOR SHARE`,
     [certificateId, accountId],
   );
-  const r = rows[0];
-  return (
-    r && {
-      status: r.status,
-      recipientName: r.recipient_name,
-      title: r.title,
-      issuerName: r.issuer_name,
-      issuedAt: r.issued_at,
-      expiresAt: r.expires_at,
-      expiresOn: r.expires_on,
-    }
-  );
+  return rows[0] && subjectOf(rows[0]);
 }

@@ -3,7 +3,13 @@ import { SDJwtVcInstance, type SdJwtVcPayload } from '@sd-jwt/sd-jwt-vc';
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import type { SdJwtKey, SdJwtKeys } from './sd-jwt-keys.js';
-import { entryOf, lockSubject, takeEntry, type SdJwtSubject } from './sd-jwt-status.repository.js';
+import {
+  entryOf,
+  lockSubject,
+  subjectWithEntry,
+  takeEntry,
+  type SdJwtSubject,
+} from './sd-jwt-status.repository.js';
 
 // A certificate as an SD-JWT VC (decisions section 22): the EU wallets' format, issued on demand
 // (the OID4VCI credential endpoint), bound to the holder's key (cnf.jwk), signed ES256 by the
@@ -72,15 +78,22 @@ function signWith(key: SdJwtKey) {
 export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: SdJwtKeys }) {
   const { db } = deps;
 
+  function checkIssuable(subject: SdJwtSubject | undefined, now: Date): SdJwtSubject {
+    if (!subject || subject.status === 'Draft') throw new NotFoundError('Certificate');
+    if (subject.status === 'Revoked') throw new ConflictError('The certificate is revoked');
+    if (subject.expiresAt && subject.expiresAt <= now) throw new ConflictError('The certificate has expired');
+    return subject;
+  }
+
   // The certificate, checked issuable at `now`, and its status entry (taken on its first SD-JWT VC,
-  // committed before the credential leaves).
+  // committed before the credential leaves): in one statement usually, in a transaction when that
+  // statement could not take an entry.
   async function subjectAndEntry(req: SdJwtVcRequest) {
+    const read = await subjectWithEntry(db, req);
+    const subject = checkIssuable(read?.subject, req.now);
+    if (read?.entry) return { subject, entry: read.entry };
     return db.transaction(async (tx) => {
-      const subject = await lockSubject(tx, req.accountId, req.certificateId);
-      if (!subject || subject.status === 'Draft') throw new NotFoundError('Certificate');
-      if (subject.status === 'Revoked') throw new ConflictError('The certificate is revoked');
-      if (subject.expiresAt && subject.expiresAt <= req.now)
-        throw new ConflictError('The certificate has expired');
+      const subject = checkIssuable(await lockSubject(tx, req.accountId, req.certificateId), req.now);
       const entry =
         (await entryOf(tx, req.accountId, req.certificateId)) ??
         (await takeEntry(tx, req.accountId, req.certificateId));

@@ -360,10 +360,15 @@ export function createSigningKeys(deps: Deps) {
     },
 
     // The account's current credential key, opened (made on first use; `q`: read in the caller's
-    // transaction, the first key still made on a connection of its own).
-    async credentialKey(accountId: string, q: Queryable = db): Promise<CredentialKey> {
+    // transaction, the first key still made on a connection of its own; `known`: the current row as
+    // the caller has just read it, so that nothing more is read).
+    async credentialKey(
+      accountId: string,
+      q: Queryable = db,
+      known?: repo.SigningKeyRow,
+    ): Promise<CredentialKey> {
       vaultOf(deps);
-      return openKey(credentialKeys, await currentOrFirst(db, credentialKeys, q, accountId));
+      return openKey(credentialKeys, known ?? (await currentOrFirst(db, credentialKeys, q, accountId)));
     },
 
     // The account's current PDF signing certificate at `at`, opened (made on first use, replaced when

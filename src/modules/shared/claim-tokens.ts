@@ -59,14 +59,14 @@ export interface ClaimTarget {
 /**
  * The token's certificate, when the token may still be used; otherwise NotFoundError (malformed or
  * unknown) or ClaimTokenGoneError (expired, used up, revoked, superseded). Reads only: a claim is
- * counted by `countClaim` in the transaction that records it.
+ * counted by the statement that records it (wallet/claims.repository.ts).
  */
 export async function resolveClaimToken(db: Queryable, token: string, now: Date): Promise<ClaimTarget> {
   if (!isClaimToken(token)) throw new NotFoundError('Wallet link');
-  return targetOf(
-    await db.query<TargetRow>(`${TARGET} WHERE t.token_sha256 = $1`, [claimTokenHash(token)]),
-    now,
-  );
+  const { rows } = await db.query<ClaimTargetRow>(`${TARGET} WHERE t.token_sha256 = $1`, [
+    claimTokenHash(token),
+  ]);
+  return claimTargetOf(rows[0], now);
 }
 
 /**
@@ -74,10 +74,12 @@ export async function resolveClaimToken(db: Queryable, token: string, now: Date)
  * showed it (an OID4VCI access token), so the token's rules apply again at each later use.
  */
 export async function resolveClaimTokenById(db: Queryable, tokenId: string, now: Date): Promise<ClaimTarget> {
-  return targetOf(await db.query<TargetRow>(`${TARGET} WHERE t.id = $1`, [tokenId]), now);
+  const { rows } = await db.query<ClaimTargetRow>(`${TARGET} WHERE t.id = $1`, [tokenId]);
+  return claimTargetOf(rows[0], now);
 }
 
-interface TargetRow {
+/** A token's row and its certificate's state, as CLAIM_TARGET_COLUMNS read them. */
+export interface ClaimTargetRow {
   id: string;
   certificate_id: string;
   account_id: string;
@@ -86,11 +88,13 @@ interface TargetRow {
   status: string;
   superseded_by: string | null;
 }
-const TARGET = `SELECT t.id, t.certificate_id, t.account_id, t.claims_used, t.expires_at, c.status, c.superseded_by
-  FROM claim_tokens t JOIN certificates c ON c.id = t.certificate_id`;
+/** The columns of a ClaimTargetRow, from `claim_tokens t` joined with its `certificates c`. */
+export const CLAIM_TARGET_COLUMNS =
+  't.id, t.certificate_id, t.account_id, t.claims_used, t.expires_at, c.status, c.superseded_by';
+const TARGET = `SELECT ${CLAIM_TARGET_COLUMNS} FROM claim_tokens t JOIN certificates c ON c.id = t.certificate_id`;
 
-function targetOf({ rows }: { rows: TargetRow[] }, now: Date): ClaimTarget {
-  const row = rows[0];
+/** The token's target when it may still be used (see resolveClaimToken); `row` as read, if any. */
+export function claimTargetOf(row: ClaimTargetRow | undefined, now: Date): ClaimTarget {
   if (!row || row.status === 'Draft') throw new NotFoundError('Wallet link');
   // A reissue revokes the old certificate and names its successor: it says "superseded".
   if (row.superseded_by) throw new ClaimTokenGoneError('superseded');
@@ -104,16 +108,4 @@ function targetOf({ rows }: { rows: TargetRow[] }, now: Date): ClaimTarget {
     claimsUsed: row.claims_used,
     expiresAt: row.expires_at,
   };
-}
-
-/**
- * Counts one successful claim on the token, in the caller's transaction; false when the token was
- * used up meanwhile (two wallets at once on the fifth claim: one wins).
- */
-export async function countClaim(tx: Queryable, tokenId: string): Promise<boolean> {
-  const { rowCount } = await tx.query(
-    `UPDATE claim_tokens SET claims_used = claims_used + 1 WHERE id = $1 AND claims_used < ${CLAIMS_PER_TOKEN}`,
-    [tokenId],
-  );
-  return rowCount === 1;
 }

@@ -2,13 +2,8 @@ import type { JsonWebKey } from 'node:crypto';
 import type { IssuerMetadataResult, Openid4vciIssuer } from '@openid4vc/openid4vci';
 import type { Db } from '../../platform/db/db.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
-import {
-  ClaimTokenGoneError,
-  countClaim,
-  resolveClaimTokenById,
-  type ClaimTarget,
-} from '../shared/claim-tokens.js';
-import { insertClaim } from './claims.repository.js';
+import { ClaimTokenGoneError, claimTargetOf, type ClaimTarget } from '../shared/claim-tokens.js';
+import { recordClaimAtOnce } from './claims.repository.js';
 import * as grants from './oid4vci-grants.repository.js';
 import { Oid4vciError } from './oid4vci-errors.js';
 import { checkKeyProof, proofNonce } from './oid4vci-key-proof.js';
@@ -18,7 +13,9 @@ import type { HolderKey } from './oid4vci-proof-keys.js';
 // The credential endpoint's work (OID4VCI 1.0 section 8): the claim token behind the access token
 // must still be usable; the request names one configuration and carries one jwt key proof with a
 // c_nonce of this issuer; the credential is made for the proof's holder, then the nonce is used up,
-// the claim counted and recorded in one transaction. Nothing is written when anything is refused.
+// the claim counted and recorded in one statement. Nothing is written when anything is refused.
+// The access token, its claim token and the proof's c_nonce are read in one round trip before the
+// checks, which then refuse in the order they always have (token, request, proof).
 
 /** How the two formats are made; the composition root wires them to the proof module. */
 export interface CredentialMakers {
@@ -38,14 +35,25 @@ export interface CredentialMakers {
   }) => Promise<string>;
 }
 
-async function usableTarget(db: Db, claimTokenId: string, now: Date): Promise<ClaimTarget> {
+function usableTarget(state: grants.CredentialRequestState, now: Date): ClaimTarget {
   try {
-    return await resolveClaimTokenById(db, claimTokenId, now);
+    return claimTargetOf(state.target, now);
   } catch (err) {
     if (err instanceof ClaimTokenGoneError) throw new Oid4vciError('credential_request_denied', err.message);
     if (err instanceof NotFoundError)
       throw new Oid4vciError('invalid_token', 'The access token no longer grants anything');
     throw err;
+  }
+}
+
+/** The c_nonce of the request's one key proof, read ahead of the checks; undefined when unreadable. */
+function leadingNonce(body: unknown): { jwt: string; nonce: string } | undefined {
+  const jwt = (body as { proofs?: { jwt?: unknown[] } } | null)?.proofs?.jwt?.[0];
+  if (typeof jwt !== 'string') return undefined;
+  try {
+    return { jwt, nonce: proofNonce(jwt) };
+  } catch {
+    return undefined;
   }
 }
 
@@ -100,13 +108,21 @@ export async function issueCredential(opts: {
   makers: CredentialMakers;
   metadata: IssuerMetadataResult;
   accountId: string;
-  claimTokenId: string;
+  accessTokenSha256: Buffer;
   body: unknown;
   now: Date;
   nonceSha256: (nonce: string) => Buffer;
 }) {
   const { db, library, accountId, now } = opts;
-  const target = await usableTarget(db, opts.claimTokenId, now);
+  const leading = leadingNonce(opts.body);
+  const state = await grants.credentialRequestState(db, {
+    accountId,
+    tokenSha256: opts.accessTokenSha256,
+    nonceSha256: leading ? opts.nonceSha256(leading.nonce) : null,
+    now,
+  });
+  if (!state) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
+  const target = usableTarget(state, now);
   const configuration = requestedConfiguration(opts.body);
   let parsed;
   try {
@@ -122,9 +138,12 @@ export async function issueCredential(opts: {
     throw new Oid4vciError('invalid_proof', 'Send exactly one key proof, of proof type jwt');
   }
   const jwt = jwts[0]!;
-  const nonce = proofNonce(jwt);
+  const readAhead = leading?.jwt === jwt;
+  const nonce = readAhead ? leading.nonce : proofNonce(jwt);
   const nonceHash = opts.nonceSha256(nonce);
-  const nonceExpiresAt = await grants.nonceExpiry(db, accountId, nonceHash, now);
+  const nonceExpiresAt = readAhead
+    ? state.nonceExpiresAt
+    : await grants.nonceExpiry(db, accountId, nonceHash, now);
   if (!nonceExpiresAt) throw staleNonce();
   const { holder } = await checkKeyProof(library, {
     metadata: opts.metadata,
@@ -134,21 +153,20 @@ export async function issueCredential(opts: {
     now,
   });
   const credential = await make(opts.makers, configuration, target, holder, now);
-  await db.transaction(async (tx) => {
-    if (!(await grants.consumeNonce(tx, accountId, nonceHash, now))) throw staleNonce();
-    if (!(await countClaim(tx, target.tokenId))) {
-      throw new Oid4vciError('credential_request_denied', new ClaimTokenGoneError('used_up').message);
-    }
-    await insertClaim(tx, {
-      tokenId: target.tokenId,
-      certificateId: target.certificateId,
-      accountId,
-      at: now,
-      holderDid: holder.did,
-      protocol: 'OID4VCI',
-      format: FORMAT_OF[configuration],
-    });
+  const outcome = await recordClaimAtOnce(db, {
+    tokenId: target.tokenId,
+    certificateId: target.certificateId,
+    accountId,
+    at: now,
+    grant: { kind: 'nonce', nonceSha256: nonceHash },
+    holderDid: holder.did,
+    protocol: 'OID4VCI',
+    format: FORMAT_OF[configuration],
   });
+  if (outcome === 'grant_spent') throw staleNonce();
+  if (outcome === 'used_up') {
+    throw new Oid4vciError('credential_request_denied', new ClaimTokenGoneError('used_up').message);
+  }
   return library.createCredentialResponse({ credentialRequest: parsed, credentials: [{ credential }] });
 }
 

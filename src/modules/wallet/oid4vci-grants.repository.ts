@@ -1,9 +1,10 @@
 import type { Queryable } from '../../platform/db/db.js';
 import { uuidv7 } from '../../platform/ids.js';
+import { CLAIM_TARGET_COLUMNS, type ClaimTargetRow } from '../shared/claim-tokens.js';
 
 // The OID4VCI grants (migration 033): pre-authorized codes, access tokens and c_nonces, each found
 // by the SHA-256 of its secret and scoped to the issuing account. The claims they end in are
-// recorded by claims.repository.ts, as the VC API exchange's are.
+// recorded by claims.repository.ts, as the VC API exchange's are, with the c_nonce used there.
 
 export async function issuerName(db: Queryable, accountId: string): Promise<string | undefined> {
   const { rows } = await db.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [accountId]);
@@ -49,19 +50,43 @@ export async function insertAccessToken(
   );
 }
 
-/** The claim token an unexpired access token of this issuer is bound to. */
-export async function accessTokenClaim(
+/** What a credential request is checked against, read at once: its access token's claim token. */
+export interface CredentialRequestState {
+  /** The claim token and its certificate; undefined when the token's row is gone. */
+  target: ClaimTargetRow | undefined;
+  /** When the c_nonce looked up expires, if it is unused, unexpired and this issuer's. */
+  nonceExpiresAt: Date | undefined;
+}
+
+/**
+ * An unexpired access token of this issuer with its claim token, that token's certificate and the
+ * c_nonce the request carries (null: none read), in one round trip; undefined when the access
+ * token is unknown or expired.
+ */
+export async function credentialRequestState(
   db: Queryable,
-  accountId: string,
-  tokenSha256: Buffer,
-  now: Date,
-): Promise<string | undefined> {
-  const { rows } = await db.query<{ claim_token_id: string }>(
-    `SELECT claim_token_id FROM oid4vci_access_tokens
-      WHERE token_sha256 = $2 AND account_id = $1 AND expires_at > $3`,
-    [accountId, tokenSha256, now],
-  );
-  return rows[0]?.claim_token_id;
+  input: { accountId: string; tokenSha256: Buffer; nonceSha256: Buffer | null; now: Date },
+): Promise<CredentialRequestState | undefined> {
+  const { rows } = await db.query<
+    Omit<ClaimTargetRow, 'id'> & { id: string | null; nonce_expires_at: Date | null }
+  >({
+    name: 'oid4vci-credential-request',
+    text: `SELECT ${CLAIM_TARGET_COLUMNS},
+            (SELECT n.expires_at FROM oid4vci_nonces n
+              WHERE n.nonce_sha256 = $4 AND n.account_id = $1 AND n.used_at IS NULL AND n.expires_at > $3)
+              AS nonce_expires_at
+       FROM oid4vci_access_tokens a
+       LEFT JOIN (claim_tokens t JOIN certificates c ON c.id = t.certificate_id) ON t.id = a.claim_token_id
+      WHERE a.token_sha256 = $2 AND a.account_id = $1 AND a.expires_at > $3`,
+    values: [input.accountId, input.tokenSha256, input.now, input.nonceSha256],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  const { nonce_expires_at: nonceExpiresAt, ...target } = row;
+  return {
+    target: target.id === null ? undefined : (target as ClaimTargetRow),
+    nonceExpiresAt: nonceExpiresAt ?? undefined,
+  };
 }
 
 export async function insertNonce(
@@ -87,19 +112,4 @@ export async function nonceExpiry(
     [accountId, nonceSha256, now],
   );
   return rows[0]?.expires_at;
-}
-
-/** Uses the c_nonce up, once; false when another request used it first or it expired. */
-export async function consumeNonce(
-  db: Queryable,
-  accountId: string,
-  nonceSha256: Buffer,
-  now: Date,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE oid4vci_nonces SET used_at = $3
-      WHERE nonce_sha256 = $2 AND account_id = $1 AND used_at IS NULL AND expires_at > $3`,
-    [accountId, nonceSha256, now],
-  );
-  return rowCount === 1;
 }

@@ -16,7 +16,7 @@ import {
   authorizationServerMetadata,
   credentialIssuerMetadata,
   credentialOffer,
-  issuerMetadataResult,
+  issuerMetadataResults,
 } from './oid4vci-metadata.js';
 
 // OID4VCI 1.0 for one instance, every account an issuer (decisions 22): the credential offer by
@@ -51,6 +51,7 @@ export function createOid4vciService(deps: {
   // is http:// (a developer's machine, `npm start`) is let through, as its wallets are too.
   if (new URL(publicBaseUrl).protocol === 'http:') setGlobalConfig({ allowInsecureUrls: true });
   const library = createLibraryIssuer();
+  const metadataOf = issuerMetadataResults(library, publicBaseUrl);
   const authorizationServer = new Oauth2AuthorizationServer({ callbacks: LIBRARY_CALLBACKS });
 
   async function nameOf(accountId: string): Promise<string> {
@@ -169,15 +170,13 @@ export function createOid4vciService(deps: {
       const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
       if (!match)
         throw new Oid4vciError('invalid_token', 'Send the access token as Authorization: Bearer <token>');
-      const claimTokenId = await grants.accessTokenClaim(db, accountId, sha256(match[1]!), now);
-      if (!claimTokenId) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
       return issueCredential({
         db,
         library,
         makers: deps.makers,
-        metadata: issuerMetadataResult(library, publicBaseUrl, accountId),
+        metadata: metadataOf(accountId),
         accountId,
-        claimTokenId,
+        accessTokenSha256: sha256(match[1]!),
         body,
         now,
         nonceSha256: sha256,

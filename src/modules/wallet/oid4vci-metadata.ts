@@ -95,21 +95,25 @@ export function credentialOffer(publicBaseUrl: string, accountId: string, preAut
   };
 }
 
-/** The issuer's metadata as the library's request parsers and proof verifier take it. */
-export function issuerMetadataResult(
-  library: Openid4vciIssuer,
-  publicBaseUrl: string,
-  accountId: string,
-): IssuerMetadataResult {
-  const credentialIssuer = credentialIssuerMetadata(
-    publicBaseUrl,
-    accountId,
-    '',
-  ) as IssuerMetadataResult['credentialIssuer'];
-  return {
-    originalDraftVersion: Openid4vciVersion.V1,
-    credentialIssuer,
-    authorizationServers: [authorizationServerMetadata(publicBaseUrl, accountId)],
-    knownCredentialConfigurations: library.getKnownCredentialConfigurationsSupported(credentialIssuer),
+/**
+ * The issuer's metadata as the library's request parsers and proof verifier take it, by account.
+ * The configurations are every account's: the library checks them (zod, about 1 ms) once, not at
+ * every credential request.
+ */
+export function issuerMetadataResults(library: Openid4vciIssuer, publicBaseUrl: string) {
+  let known: IssuerMetadataResult['knownCredentialConfigurations'] | undefined;
+  return (accountId: string): IssuerMetadataResult => {
+    const credentialIssuer = credentialIssuerMetadata(
+      publicBaseUrl,
+      accountId,
+      '',
+    ) as IssuerMetadataResult['credentialIssuer'];
+    known ??= library.getKnownCredentialConfigurationsSupported(credentialIssuer);
+    return {
+      originalDraftVersion: Openid4vciVersion.V1,
+      credentialIssuer,
+      authorizationServers: [authorizationServerMetadata(publicBaseUrl, accountId)],
+      knownCredentialConfigurations: known,
+    };
   };
 }

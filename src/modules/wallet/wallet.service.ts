@@ -1,57 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../platform/db/db.js';
-import { ConflictError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { isUniqueCode, uuidv7 } from '../../platform/ids.js';
 import { VC_V2 } from '../../platform/proof/contexts.js';
 import {
   ClaimTokenGoneError,
   CLAIMS_PER_TOKEN,
-  countClaim,
+  claimTargetOf,
+  claimTokenHash,
+  isClaimToken,
   resolveClaimToken,
-  type ClaimTarget,
 } from '../shared/claim-tokens.js';
 import { credentialOfferDeepLink, exchangeUrl } from '../shared/wallet-links.js';
 import { enqueueSend } from '../emails/emails.repository.js';
 import type { ProofService } from '../proof/proof.service.js';
-import {
-  exchangeState,
-  insertClaim,
-  insertExchange,
-  listClaims,
-  useExchange,
-  type ClaimFormat,
-  type ClaimProtocol,
-} from './claims.repository.js';
-import { readPresentation, verifyPresentation } from './presentation-check.js';
+import { insertExchange, listClaims, recordClaimAtOnce, tokenWithExchange } from './claims.repository.js';
+import { readPresentation, verifyPresentation, type PresentationClaim } from './presentation-check.js';
 import { claimFacts, walletLinkTarget, type ClaimFacts } from './wallet.repository.js';
 
 // The recipient's wallet (issue 31, decisions 22): the claim page's facts, the VCALM protocols list,
 // the VC API exchange (DIDAuthentication, then the credential bound to the holder), the record of
 // claims, and "Email me the wallet link". The OID4VCI exchange (oid4vci-*.ts) records its claims
-// through recordClaim below, so that both protocols count toward the same 5.
+// through recordClaimAtOnce too, so that both protocols count toward the same 5.
 
 export interface ClaimPageView extends ClaimFacts {
   token: string;
   expiresAt: Date;
   claimsLeft: number;
-}
-
-/**
- * One successful claim, in the caller's transaction: counted on the token (ClaimTokenGoneError
- * 'used_up' when a concurrent claim took the last one) and recorded.
- */
-export async function recordClaim(
-  tx: Parameters<typeof countClaim>[0],
-  target: ClaimTarget,
-  claim: { holderDid: string; protocol: ClaimProtocol; format: ClaimFormat; at: Date },
-): Promise<void> {
-  if (!(await countClaim(tx, target.tokenId))) throw new ClaimTokenGoneError('used_up');
-  await insertClaim(tx, {
-    tokenId: target.tokenId,
-    certificateId: target.certificateId,
-    accountId: target.accountId,
-    ...claim,
-  });
 }
 
 export function createWalletService(deps: {
@@ -121,9 +96,18 @@ export function createWalletService(deps: {
      */
     async finishExchange(token: string, body: unknown) {
       const at = deps.now();
-      const target = await resolveClaimToken(db, token, at);
-      const claim = readPresentation(body);
-      const state = await exchangeState(db, { tokenId: target.tokenId, challenge: claim.challenge, at });
+      if (!isClaimToken(token)) throw new NotFoundError('Wallet link');
+      // The presentation's challenge read ahead, so that the token and its exchange are read at
+      // once; the refusals still come in order (token, presentation, exchange).
+      const ahead = readableClaim(body);
+      const read = await tokenWithExchange(db, {
+        tokenSha256: claimTokenHash(token),
+        challenge: ahead?.challenge ?? null,
+        at,
+      });
+      const target = claimTargetOf(read?.target, at);
+      const claim = ahead ?? readPresentation(body);
+      const state = read!.exchange;
       if (state === 'used') throw new ConflictError('This exchange was already completed: start a new one');
       if (state !== 'open') {
         throw new ValidationError(
@@ -146,12 +130,20 @@ export function createWalletService(deps: {
         holderDid: claim.holder,
         now: at,
       });
-      await db.transaction(async (tx) => {
-        if (!(await useExchange(tx, { tokenId: target.tokenId, challenge: claim.challenge, at }))) {
-          throw new ConflictError('This exchange was already completed: start a new one');
-        }
-        await recordClaim(tx, target, { holderDid: claim.holder, protocol: 'vcapi', format: 'ldp_vc', at });
+      const outcome = await recordClaimAtOnce(db, {
+        tokenId: target.tokenId,
+        certificateId: target.certificateId,
+        accountId: target.accountId,
+        at,
+        grant: { kind: 'exchange', challenge: claim.challenge },
+        holderDid: claim.holder,
+        protocol: 'vcapi',
+        format: 'ldp_vc',
       });
+      if (outcome === 'grant_spent') {
+        throw new ConflictError('This exchange was already completed: start a new one');
+      }
+      if (outcome === 'used_up') throw new ClaimTokenGoneError('used_up');
       return {
         verifiablePresentation: {
           '@context': [VC_V2],
@@ -188,3 +180,12 @@ export function createWalletService(deps: {
 }
 
 export type WalletService = ReturnType<typeof createWalletService>;
+
+// The presentation as readPresentation reads it; undefined where it would refuse it.
+function readableClaim(body: unknown): PresentationClaim | undefined {
+  try {
+    return readPresentation(body);
+  } catch {
+    return undefined;
+  }
+}
