@@ -7,6 +7,7 @@ import {
   HolderKeyError,
   jwkToDidKey,
 } from '../../src/modules/wallet/oid4vci-proof-keys.js';
+import { resolveDidKey } from '../../src/modules/wallet/did-key.js';
 
 // The holder's did:key from a key proof's key, both ways, against the test vectors of the did:key
 // specification (w3c-ccg/did-method-key, test-vectors/nist-curves.json and ed25519-x25519.json).
@@ -69,5 +70,23 @@ describe('OID4VCI holder keys: did:key', () => {
     );
     assert.throws(() => didKeyUrlToKey('did:web:example.com#key-1'), HolderKeyError);
     assert.throws(() => didKeyUrlToKey(`${first!.did}#${second!.did.slice(8)}`), HolderKeyError);
+  });
+});
+
+describe("VC API presentations: the holder's did:key, through the same decoder", () => {
+  it('resolves the Ed25519 vector to its key and verification method', () => {
+    const key = resolveDidKey(ED25519.did);
+    assert.ok(key);
+    assert.equal(key.verificationMethod, `${ED25519.did}#${ED25519.did.slice('did:key:'.length)}`);
+    const raw = key.publicKey.export({ format: 'jwk' }).x!;
+    assert.deepEqual(Buffer.from(raw, 'base64url'), Buffer.from(fromBase58btc(ED25519.publicKeyBase58)));
+  });
+
+  it('takes no P-256 key, no other DID method, and no broken did:key', () => {
+    assert.equal(resolveDidKey(P256[0]!.did), undefined);
+    assert.equal(resolveDidKey('did:web:example.test'), undefined);
+    assert.equal(resolveDidKey(`${ED25519.did}#frag`), undefined);
+    assert.equal(resolveDidKey(`${ED25519.did.slice(0, -1)}0`), undefined); // 0 is not base58
+    assert.equal(resolveDidKey(ED25519.did.slice(0, -4)), undefined); // too short a key
   });
 });

@@ -1,11 +1,10 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { fromBase58btc } from '../../platform/proof/multibase.js';
+import { didKeyToJwk } from './oid4vci-proof-keys.js';
 
-// did:key for Ed25519 keys (W3C CCG did:key v0.7), resolved here without any network: the DID is
-// the key. `did:key:z6Mk...` is multibase base58btc of the multicodec header 0xed 0x01 and the 32
-// bytes of the public key; its one verification method is `<did>#<the same z6Mk... value>`.
-
-const DID_KEY = /^did:key:(z6Mk[1-9A-HJ-NP-Za-km-z]{40,50})$/;
+// The Ed25519 did:key of a VC API presentation's holder (W3C CCG did:key v0.7), resolved here without
+// any network: the DID is the key. It is decoded as the OID4VCI key proofs decode theirs
+// (oid4vci-proof-keys.ts); a presentation takes Ed25519 keys only, and its one verification method is
+// `<did>#<the multibase value after did:key:>`.
 
 export interface DidKey {
   did: string;
@@ -15,20 +14,13 @@ export interface DidKey {
 
 /** The Ed25519 key of a did:key, or undefined when `did` is not one. */
 export function resolveDidKey(did: string): DidKey | undefined {
-  const match = DID_KEY.exec(did);
-  if (!match) return undefined;
-  let bytes: Uint8Array;
   try {
-    bytes = fromBase58btc(match[1]!.slice(1));
+    const { jwk, alg } = didKeyToJwk(did);
+    if (alg !== 'EdDSA') return undefined;
+    const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
+    return { did, verificationMethod: `${did}#${did.slice('did:key:'.length)}`, publicKey };
   } catch {
-    return undefined;
-  }
-  if (bytes.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) return undefined;
-  const x = Buffer.from(bytes.subarray(2)).toString('base64url');
-  try {
-    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
-    return { did, verificationMethod: `${did}#${match[1]}`, publicKey };
-  } catch {
+    // Not a did:key of a key we take, or bytes that are no Ed25519 key.
     return undefined;
   }
 }
