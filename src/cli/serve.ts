@@ -5,6 +5,7 @@ import { purgeExpiredIdempotencyKeys } from '../platform/http/idempotency.js';
 import { DASHBOARD_SESSIONS, OPERATOR_SESSIONS, purgeExpiredSessions } from '../platform/session-table.js';
 import type { Deps } from '../deps.js';
 import { countAccounts } from '../modules/accounts/accounts.repository.js';
+import { purgeExpiredWalletGrants } from '../modules/wallet/wallet-purge.repository.js';
 import { createDemo, demoLines, type DemoResult } from './demo.js';
 import { CliError, type Io } from './output.js';
 
@@ -136,6 +137,9 @@ export async function serve(deps: Deps, opts: { worker: boolean; http?: boolean;
         ),
         purgeExpiredSessions(deps.db, OPERATOR_SESSIONS, deps.now()).catch((err) =>
           logger.warn({ err }, 'operator session purge failed'),
+        ),
+        purgeExpiredWalletGrants(deps.db, deps.now()).catch((err) =>
+          logger.warn({ err }, 'wallet grants purge failed'),
         ),
       ]);
     void purge();
