@@ -9,8 +9,8 @@ import {
   IdParams,
   nonJson,
   rateHeaders,
-  Uuid,
 } from '../../platform/http/schemas.js';
+import { issuerDocumentRoute } from './issuer-document.route.js';
 import type { ProofService } from './proof.service.js';
 
 // The signed credentials, and the issuer's identity that verifiers fetch to check them: the DID
@@ -60,40 +60,17 @@ export function credentialsRoutes(app: FastifyInstance, proof: ProofService) {
 
   // GET /api/v1/verify/:code/credential is a verify route (verify.routes.ts): served from its cache.
 
-  const issuer = Type.Object({ accountId: Uuid }, { additionalProperties: false });
   // Outside /api/v1: documents of the issuer's identity for any verifier, public and cacheable.
-  app.get<{ Params: { accountId: string } }>(
-    '/issuers/:accountId/did.json',
-    { config: { access: { kind: 'verify' } }, schema: { hide: true, params: issuer } },
-    async (request, reply) => {
-      const doc = await proof.didDocument(request.params.accountId.toLowerCase());
-      return reply
-        .type('application/did+json')
-        .header('Cache-Control', 'public, max-age=300')
-        .header('Access-Control-Allow-Origin', '*')
-        .send(JSON.stringify(doc));
-    },
-  );
-
-  app.get<{ Params: { accountId: string; n: string } }>(
-    '/issuers/:accountId/status/:n',
-    {
-      config: { access: { kind: 'verify' } },
-      schema: {
-        hide: true,
-        params: Type.Object(
-          { accountId: Uuid, n: Type.String({ pattern: '^(0|[1-9][0-9]{0,5})$' }) },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const body = await proof.statusList(request.params.accountId.toLowerCase(), Number(request.params.n));
-      return reply
-        .type(CREDENTIAL_MEDIA)
-        .header('Cache-Control', 'public, max-age=60')
-        .header('Access-Control-Allow-Origin', '*')
-        .send(body);
-    },
-  );
+  issuerDocumentRoute(app, {
+    path: '/issuers/:accountId/did.json',
+    type: 'application/did+json',
+    maxAgeS: 300,
+    load: async (accountId) => JSON.stringify(await proof.didDocument(accountId)),
+  });
+  issuerDocumentRoute(app, {
+    path: '/issuers/:accountId/status/:n',
+    type: CREDENTIAL_MEDIA,
+    maxAgeS: 60,
+    load: (accountId, n) => proof.statusList(accountId, n),
+  });
 }
