@@ -2,7 +2,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { mintClaimToken } from '../src/modules/shared/claim-tokens.js';
-import { ed25519Holder, p256Holder, walletClient, type Holder } from '../test/wallet/oid4vci-wallet.js';
+import {
+  ed25519Holder,
+  p256Holder,
+  prepareCredentialRequest,
+  type Holder,
+} from '../test/wallet/oid4vci-wallet.js';
 import {
   benchDatabase,
   cpuSeconds,
@@ -54,33 +59,13 @@ async function runBuild(root: string | undefined, certificates: { id: string }[]
     root ? { root } : {},
   );
   const figures: Figures = { ldp: [], sdJwt: [], serverCpu: 0, pgCpu: 0 };
-  const offerLink = (token: string) =>
-    `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${server.base}/claim/${token}/oid4vci/offer`)}`;
 
   async function claim(certificateId: string, who: Holder, configuration: string, into?: number[]) {
     const token = await mintClaimToken(db.deps.db, certificateId, new Date());
-    const wallet = walletClient(who);
-    const offer = await wallet.resolveCredentialOffer(offerLink(token));
-    const metadata = await wallet.resolveIssuerMetadata(offer.credential_issuer);
-    const { accessTokenResponse } = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({
-      credentialOffer: offer,
-      issuerMetadata: metadata,
-    });
-    const { c_nonce } = await wallet.requestNonce({ issuerMetadata: metadata });
-    const { jwt } = await wallet.createCredentialRequestJwtProof({
-      issuerMetadata: metadata,
-      credentialConfigurationId: configuration,
-      signer: who.signer,
-      nonce: c_nonce,
-    });
+    const { request } = await prepareCredentialRequest(server.base, token, who, configuration);
     const cpu0 = [cpuSeconds(server.process.pid!), pgPid ? cpuSeconds(pgPid) : 0];
     const start = performance.now();
-    const response = await wallet.retrieveCredentials({
-      issuerMetadata: metadata,
-      accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: configuration,
-      proofs: { jwt: [jwt] },
-    });
+    const response = await request();
     const took = performance.now() - start;
     if (!into) return;
     into.push(took);

@@ -14,7 +14,13 @@ import { mintClaimToken } from '../../src/modules/shared/claim-tokens.js';
 import { recordClaimAtOnce } from '../../src/modules/wallet/claims.repository.js';
 import { referenceLoader, referenceVerify } from '../credentials/reference.js';
 import { createTenant, issueCertificate, testConfig, type Tenant, type TestApp } from '../helpers/app.js';
-import { ed25519Holder, p256Holder, walletClient, type Holder } from './oid4vci-wallet.js';
+import {
+  ed25519Holder,
+  p256Holder,
+  prepareCredentialRequest,
+  walletClient,
+  type Holder,
+} from './oid4vci-wallet.js';
 
 // The credentials a wallet receives over OID4VCI, end to end on loopback: the @openid4vc/openid4vci
 // client resolves the offer, takes the token, gets a nonce and sends a key proof of a fresh key.
@@ -86,30 +92,11 @@ describe('OID4VCI: the credentials', () => {
 
   // The wallet's whole flow for one configuration; the answer's single credential.
   async function claim(token: string, holder: Holder, configuration: string) {
-    const wallet = walletClient(holder);
-    const link = `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${base}/claim/${token}/oid4vci/offer`)}`;
-    const offer = await wallet.resolveCredentialOffer(link);
-    const metadata = await wallet.resolveIssuerMetadata(offer.credential_issuer);
-    const { accessTokenResponse } = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({
-      credentialOffer: offer,
-      issuerMetadata: metadata,
-    });
-    const { c_nonce } = await wallet.requestNonce({ issuerMetadata: metadata });
-    const { jwt } = await wallet.createCredentialRequestJwtProof({
-      issuerMetadata: metadata,
-      credentialConfigurationId: configuration,
-      signer: holder.signer,
-      nonce: c_nonce,
-    });
-    const response = await wallet.retrieveCredentials({
-      issuerMetadata: metadata,
-      accessToken: accessTokenResponse.access_token,
-      credentialConfigurationId: configuration,
-      proofs: { jwt: [jwt] },
-    });
+    const { jwt, accessToken, request } = await prepareCredentialRequest(base, token, holder, configuration);
+    const response = await request();
     const credentials = response.credentialResponse.credentials as { credential: unknown }[];
     assert.equal(credentials.length, 1);
-    return { credential: credentials[0]!.credential, jwt, accessToken: accessTokenResponse.access_token };
+    return { credential: credentials[0]!.credential, jwt, accessToken };
   }
 
   const newClaim = async () => {

@@ -66,6 +66,46 @@ export function walletClient(holder: Holder): Openid4vciClient {
   });
 }
 
+/**
+ * The wallet's steps up to the credential request for a claim link's token: the offer, the issuer's
+ * metadata, the access token, a c_nonce and the key proof. `request()` then asks for the credential
+ * (the step the claim bench times).
+ */
+export async function prepareCredentialRequest(
+  base: string,
+  token: string,
+  holder: Holder,
+  configuration: string,
+) {
+  const wallet = walletClient(holder);
+  const link = `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${base}/claim/${token}/oid4vci/offer`)}`;
+  const offer = await wallet.resolveCredentialOffer(link);
+  const metadata = await wallet.resolveIssuerMetadata(offer.credential_issuer);
+  const { accessTokenResponse } = await wallet.retrievePreAuthorizedCodeAccessTokenFromOffer({
+    credentialOffer: offer,
+    issuerMetadata: metadata,
+  });
+  const { c_nonce } = await wallet.requestNonce({ issuerMetadata: metadata });
+  const { jwt } = await wallet.createCredentialRequestJwtProof({
+    issuerMetadata: metadata,
+    credentialConfigurationId: configuration,
+    signer: holder.signer,
+    nonce: c_nonce,
+  });
+  const accessToken = accessTokenResponse.access_token;
+  return {
+    jwt,
+    accessToken,
+    request: () =>
+      wallet.retrieveCredentials({
+        issuerMetadata: metadata,
+        accessToken,
+        credentialConfigurationId: configuration,
+        proofs: { jwt: [jwt] },
+      }),
+  };
+}
+
 /** A key proof made by hand, for the refusals: header and payload as given, signed by `holder`. */
 export async function handMadeProof(
   holder: Holder,
