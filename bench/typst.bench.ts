@@ -11,7 +11,7 @@
 //
 // The QR code: Typst has no QR encoder of its own (its QR packages come from its package registry,
 // not reachable here), so for Typst the bench encodes the URL with the same encoder and settings as
-// our renderer (qrcode, byte mode, mask 2, level M), inside Typst's timed section, and hands it to
+// our renderer (our own encoder, src/pdf/qr-encode.ts: byte mode, mask 2, level M), inside Typst's timed section, and hands it to
 // Typst as a small SVG image (vector, one path, as ours). `--without-qr` drops the QR code from the
 // design for both engines. `--out DIR` writes both engines' first 19 certificates there, to compare.
 //
@@ -25,11 +25,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import QRCode from 'qrcode';
 import { compileTemplate } from '../src/pdf/template-compiler.js';
 import { renderDocument } from '../src/pdf/document-writer.js';
 import { allBundledFaces, bundledFacePath } from '../src/pdf/font-catalog.js';
 import { QR_MASK, QUIET_ZONE } from '../src/pdf/qr-code.js';
+import { encodeQr } from '../src/pdf/qr-encode.js';
 import { fillText, parseText, valueOf, type ValueRef } from '../src/pdf/placeholders.js';
 import type { Design, QrElement, TextElement } from '../src/pdf/design.schema.js';
 import type { RenderValues } from '../src/pdf/render-types.js';
@@ -180,12 +180,7 @@ function typstSource(d: Design): { source: string; files: Map<string, Buffer> } 
  * background square, then the dark modules, row by row, as one path of runs (as ours draws them).
  */
 function qrSvg(e: QrElement, text: string): string {
-  const { modules } = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], {
-    errorCorrectionLevel: 'M',
-    maskPattern: QR_MASK,
-  });
-  const n = modules.size;
-  const data = modules.data;
+  const { size: n, modules: data } = encodeQr(Buffer.from(text, 'utf8'), QR_MASK);
   const side = n + 2 * QUIET_ZONE;
   let d = '';
   for (let row = 0; row < n; row++) {

@@ -1,11 +1,12 @@
-import QRCode from 'qrcode';
+import { encodeQr } from './qr-encode.js';
 import { num, rgb } from './pdf-syntax.js';
 
 // The QR code is drawn as one 1-bit image mask, inline in the content stream (no object of its own),
 // scaled to the code's box: a few hundred bytes of operators instead of a rectangle per run of
 // dark modules, and no seams. Viewers paint a mask's samples without smoothing (/Interpolate is
 // false), so the modules stay square at any zoom.
-// Speed-first: byte mode and a fixed mask skip 90% of qrcode's work (1,000 codes decoded: qr-decode.test).
+// Speed-first: byte mode, level M and a fixed mask, by our own encoder (qr-encode.ts; 1,000 codes
+// decoded: qr-decode.test).
 
 export interface QrBox {
   x: number;
@@ -39,15 +40,11 @@ function maskBytes(data: Uint8Array, count: number): Buffer {
 }
 
 export function qrOps(box: QrBox, text: string, pageHeight: number): string {
-  const { modules } = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], {
-    errorCorrectionLevel: 'M',
-    maskPattern: QR_MASK,
-  });
-  const count = modules.size;
+  const { size: count, modules } = encodeQr(Buffer.from(text, 'utf8'), QR_MASK);
   const module = box.size / (count + 2 * QUIET_ZONE);
   const side = module * count;
   const top = pageHeight - box.y;
-  const hex = maskBytes(modules.data, count).toString('hex');
+  const hex = maskBytes(modules, count).toString('hex');
   // The image's unit square mapped onto the symbol (its first row at the top); /D [1 0]: the 1 bits
   // are painted in the fill colour.
   return (
