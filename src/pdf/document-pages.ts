@@ -9,6 +9,7 @@ import { unrenderableMessage } from './text-check.js';
 import { textLanguage } from './text-language.js';
 import { ISOLATE_END, ISOLATE_START } from './text-runs.js';
 import { layoutText, shapeLine, type GlyphSink, type LineTag } from './text-layout.js';
+import { storedPiece, zlibStream, type ZlibPiece } from './zlib-pieces.js';
 import type { ListItem, RenderIssue, RenderValues } from './render-types.js';
 
 // A document's pages: the template's content with the recipient's values drawn into it, each text
@@ -28,8 +29,29 @@ export interface DrawContext {
 }
 
 export interface DrawnPage {
-  content: string;
+  /** The template's static parts as their pieces (deflated once), the recipient's as text. */
+  content: (ZlibPiece | string)[];
   nodes: TagNode[];
+}
+
+/**
+ * A page's content stream: the static parts' pieces as they are, the text between them stored (no
+ * zlib call per document: a call costs more than the rest of the stream, for a few hundred bytes).
+ */
+export function contentStream(content: (ZlibPiece | string)[]): Buffer {
+  const pieces: ZlibPiece[] = [];
+  let text = '';
+  for (const c of content) {
+    if (typeof c === 'string') {
+      text += c;
+      continue;
+    }
+    if (text) pieces.push(storedPiece(Buffer.from(text, 'latin1')));
+    text = '';
+    pieces.push(c);
+  }
+  if (text) pieces.push(storedPiece(Buffer.from(text, 'latin1')));
+  return zlibStream(pieces);
 }
 
 // A page's content: one, or one per page when the page holds a table that runs onto further pages
@@ -41,11 +63,11 @@ export function drawParts(
 ): DrawnPage[] {
   const { template, values, sink, issues } = ctx;
   const tags = new PageTags(shared);
-  let content = '';
-  let table: { part: DynamicTable; items: ListItem[]; before: string } | undefined;
+  let content: (ZlibPiece | string)[] = [];
+  let table: { part: DynamicTable; items: ListItem[]; before: (ZlibPiece | string)[] } | undefined;
   for (const part of parts) {
     if (typeof part === 'string') {
-      content += part;
+      content.push(template.staticPieces.get(part)!);
       continue;
     }
     if (part.kind === 'table') {
@@ -55,7 +77,7 @@ export function drawParts(
       if (problems.length > 0) continue;
       // Drawn last, so that its cells take the page's last MCIDs, from the same number on every page.
       table = { part, items: Array.isArray(items) ? (items as ListItem[]) : [], before: content };
-      content = '';
+      content = [];
       continue;
     }
     if (part.kind === 'qr') {
@@ -67,13 +89,13 @@ export function drawParts(
         continue;
       }
       const alt = part.alt ?? QR_ALT + textString(values.verificationUrl).slice(5);
-      content += tags.mark('Figure', ` /Alt ${alt}`, ops, part);
-    } else content += drawText(ctx, part, tags);
+      content.push(tags.mark('Figure', ` /Alt ${alt}`, ops, part));
+    } else content.push(drawText(ctx, part, tags));
   }
   if (!table) return [{ content, nodes: tags.nodes }];
   const pages = tablePages(table.part, table.items, template.pageHeight, sink, tags.count);
   return pages.map((page) => ({
-    content: table.before + page.ops + content,
+    content: [...table.before, page.ops, ...content],
     nodes: [...tags.nodes, page.node],
   }));
 }

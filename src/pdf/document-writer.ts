@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { fontChain, type Face } from './fonts.js';
 import { refKey, refPath, valueOf } from './placeholders.js';
-import { drawParts } from './document-pages.js';
+import { contentStream, drawParts } from './document-pages.js';
 import { fontStreams } from './font-streams.js';
-import { flate, num, pdfDate, PdfWriter } from './pdf-syntax.js';
+import { num, pdfDate, PdfWriter } from './pdf-syntax.js';
 import {
   sealCatalogEntries,
   sealPageEntries,
@@ -116,7 +116,7 @@ export function renderDocument(
 
   const writer = new PdfWriter();
   writer.prebuilt(template.prefix.bytes, template.prefix.offsets);
-  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', flate(Buffer.from(first.content, 'latin1')));
+  writer.stream(CONTENT_OBJECT, '/Filter /FlateDecode', contentStream(first.content));
   writer.object(
     INFO_OBJECT,
     `<< /Title ${template.title} /Producer (${PRODUCER}) /CreationDate ${pdfDate(values.issuedAt)} >>`,
@@ -144,7 +144,7 @@ export function renderDocument(
       const id = afterFonts + 2 * i;
       kids.push(`${id} 0 R`);
       writer.object(id, `<< ${template.pageHead} /StructParents ${i + 1} /Contents ${id + 1} 0 R >>`);
-      writer.stream(id + 1, '/Filter /FlateDecode', flate(Buffer.from(page.content, 'latin1')));
+      writer.stream(id + 1, '/Filter /FlateDecode', contentStream(page.content));
     });
     writer.object(PAGES, `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`);
   }

@@ -43,7 +43,7 @@ export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetSt
     storedPiece(parts.head),
     programsPiece(face, parts.programs),
     outlines.piece,
-    deflatedPiece(parts.rest),
+    ownPiece(parts.rest),
   ];
   const tail = Buffer.from(cmapLines(subset.text, fixed, subset.text.length) + CMAP_END, 'latin1');
   return {
@@ -51,16 +51,17 @@ export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetSt
     widths: glyphs.map((gid) => pdfWidth(font, gid)).join(' '),
     fontFile: zlibStream(fontFile),
     length1: fontFile.reduce((n, p) => n + p.length, 0),
-    toUnicode: zlibStream([
-      cmapHead(baseKey, subset.text, fixed),
-      tail.length < SMALL ? storedPiece(tail) : deflatedPiece(tail),
-    ]),
+    toUnicode: zlibStream([cmapHead(baseKey, subset.text, fixed), ownPiece(tail)]),
   };
 }
 
-// Below this many bytes, a document's own part of a CMap is stored rather than deflated: a zlib
-// call costs more than the hundred bytes or so it would save.
-const SMALL = 512;
+// A document's own part of a stream (its glyphs' outlines and metrics, its CMap lines) is stored
+// rather than deflated below this many bytes: a zlib call (about 100 us in a render) costs more
+// than the few hundred bytes it would save (a unique Latin name's outlines and metrics:
+// about 1 to 2 KB, a fifth less deflated).
+const STORED_BELOW = 2048;
+const ownPiece = (bytes: Buffer): ZlibPiece =>
+  bytes.length < STORED_BELOW ? storedPiece(bytes) : deflatedPiece(bytes);
 
 // The subsets made lately in this thread, within a bound in bytes, and apart from them the pieces
 // subsets share: a face's hinting programs, a template's outlines, the head of a CMap.

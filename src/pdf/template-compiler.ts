@@ -14,6 +14,7 @@ import { backgroundOps, rectOps, textBox, titleIndex } from './template-parts.js
 import { signatoryOps } from './signatory-block.js';
 import { layoutText, shapeLine, type GlyphSink, type TextBox } from './text-layout.js';
 import { compileTable, type DynamicTable } from './table-layout.js';
+import { deflatedPiece, type ZlibPiece } from './zlib-pieces.js';
 
 // Everything about a template that does not depend on the recipient is worked out once per thread
 // and template version: fonts, images serialised as PDF objects, static content, static glyphs.
@@ -75,6 +76,8 @@ export interface CompiledTemplate {
    * pages as the table needs. Undefined for one page.
    */
   secondPage: ContentPart[] | undefined;
+  /** The static parts of the pages' content, each deflated once (a piece of the content stream). */
+  staticPieces: Map<string, ZlibPiece>;
   /** Fonts of the static texts, with their glyphs; a document adds fonts after them. */
   fonts: DocumentFont[];
   /** Values drawn, each with the elements' fonts: their characters are checked per recipient. */
@@ -258,6 +261,12 @@ export function compileTemplate(design: Design): CompiledTemplate {
     pageHeight,
     parts: pageParts[0]!,
     secondPage: pageCount === 2 ? pageParts[1] : undefined,
+    staticPieces: new Map(
+      pageParts
+        .flat()
+        .filter((p) => typeof p === 'string')
+        .map((p) => [p, deflatedPiece(Buffer.from(p, 'latin1'))]),
+    ),
     fonts: compiledFonts,
     refs: [...refs.values()],
     requiredKeys: design.fields.filter((f) => f.required).map((f) => f.key),

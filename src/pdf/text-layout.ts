@@ -1,5 +1,5 @@
 import type { Face } from './fonts.js';
-import { hex4, num, rgb, textString } from './pdf-syntax.js';
+import { num, rgb, textString } from './pdf-syntax.js';
 import { shapeRun, type ShapedGlyph } from './shaping.js';
 import { ISOLATE_END, ISOLATE_START, itemize, type TextRun } from './text-runs.js';
 import type { TrueTypeFont } from './truetype-font.js';
@@ -173,21 +173,34 @@ export function layoutText(
   return { ops };
 }
 
+// A byte of a literal string: the delimiters and the backslash escaped, and a carriage return (which
+// a reader would take for an end of line).
+const stringBytes = Array.from({ length: 256 }, (_, b) =>
+  b === 0x28 || b === 0x29 || b === 0x5c
+    ? `\\${String.fromCharCode(b)}`
+    : b === 0x0d
+      ? '\\r'
+      : String.fromCharCode(b),
+);
+const stringByte = (b: number): string => stringBytes[b]!;
+
 const isolates = new RegExp(`[${ISOLATE_START}${ISOLATE_END}]`, 'g');
 
-// Collects glyphs and position adjustments into Tj/TJ operators (Tj when nothing is adjusted).
+// Collects glyphs and position adjustments into Tj/TJ operators (Tj when nothing is adjusted). The
+// glyphs' two-byte codes go in literal strings as bytes (half the size of hex strings: the
+// recipient's text is stored in the content stream, not deflated: document-pages.ts).
 class ShowOps {
   private out = '';
   private items = '';
-  private hex = '';
+  private codes = '';
   private adjusted = false;
 
   glyph(cid: number): void {
-    this.hex += hex4(cid);
+    this.codes += stringByte(cid >> 8) + stringByte(cid & 0xff);
   }
 
   adjust(thousandths: number): void {
-    this.closeHex();
+    this.closeCodes();
     this.items += ` ${num(thousandths)}`;
     this.adjusted = true;
   }
@@ -202,13 +215,13 @@ class ShowOps {
     return this.out.trimEnd();
   }
 
-  private closeHex(): void {
-    if (this.hex) this.items += ` <${this.hex}>`;
-    this.hex = '';
+  private closeCodes(): void {
+    if (this.codes) this.items += ` (${this.codes})`;
+    this.codes = '';
   }
 
   private flush(): void {
-    this.closeHex();
+    this.closeCodes();
     const items = this.items.trim();
     if (items) this.out += this.adjusted ? `[${items}] TJ ` : `${items} Tj `;
     this.items = '';

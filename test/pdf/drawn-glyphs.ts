@@ -74,7 +74,10 @@ export function drawnGlyphs(pdf: Buffer): DrawnGlyph[] {
   const fonts = fontsOf(objs);
   const page = [...objs.values()].find((o) => o.dict.includes('/Type /Page '))!;
   const content = inflateSync(objs.get(ref(page.dict, 'Contents'))!.stream!).toString('latin1');
-  const tokens = content.match(/\/[^\s/<>[\]()]+|<[0-9A-Fa-f]*>|\[|\]|-?\d*\.?\d+|[A-Za-z*'"]+/g) ?? [];
+  const tokens =
+    content.match(
+      /\/[^\s/<>[\]()]+|<[0-9A-Fa-f]*>|\((?:\\[\s\S]|[^\\)])*\)|\[|\]|-?\d*\.?\d+|[A-Za-z*'"]+/g,
+    ) ?? [];
   const glyphs: DrawnGlyph[] = [];
   const stack: (string | number)[] = [];
   let font: PdfFont | undefined;
@@ -82,9 +85,18 @@ export function drawnGlyphs(pdf: Buffer): DrawnGlyph[] {
   let x = 0;
   let y = 0;
   let rise = 0;
-  const show = (hex: string): void => {
-    for (let i = 0; i < hex.length; i += 4) {
-      const cid = Number.parseInt(hex.slice(i, i + 4), 16);
+  // A string operand's two-byte codes: a hex string or a literal one (its escapes undone).
+  const codes = (token: string): number[] => {
+    const body = token.slice(1, -1);
+    const bytes = token.startsWith('<')
+      ? [...Buffer.from(body, 'hex')]
+      : [...body.replace(/\\([\s\S])/g, (_, c: string) => (c === 'r' ? '\r' : c))].map((c) =>
+          c.charCodeAt(0),
+        );
+    return bytes.flatMap((b, i) => (i % 2 === 0 ? [(b << 8) | bytes[i + 1]!] : []));
+  };
+  const show = (token: string): void => {
+    for (const cid of codes(token)) {
       const width = ((font!.widths[cid] ?? 0) / 1000) * size;
       glyphs.push({ baseFont: font!.baseFont, outline: font!.outline(cid), x, y: y + rise, size, width });
       x += width;
@@ -96,8 +108,8 @@ export function drawnGlyphs(pdf: Buffer): DrawnGlyph[] {
     else if (token === ']') {
       stack.push(JSON.stringify(array));
       array = undefined;
-    } else if (array) array.push(token.startsWith('<') ? token : Number(token));
-    else if (/^-?\d*\.?\d+$/.test(token) || token.startsWith('/') || token.startsWith('<')) stack.push(token);
+    } else if (array) array.push(/^[<(]/.test(token) ? token : Number(token));
+    else if (/^-?\d*\.?\d+$/.test(token) || /^[/<(]/.test(token)) stack.push(token);
     else {
       const args = stack.splice(0);
       switch (token) {
@@ -113,12 +125,12 @@ export function drawnGlyphs(pdf: Buffer): DrawnGlyph[] {
           rise = Number(args[0]);
           break;
         case 'Tj':
-          show(String(args[0]).slice(1, -1));
+          show(String(args[0]));
           break;
         case 'TJ':
           for (const item of JSON.parse(String(args[0])) as (string | number)[]) {
             if (typeof item === 'number') x -= (item / 1000) * size;
-            else show(item.slice(1, -1));
+            else show(item);
           }
           break;
       }
