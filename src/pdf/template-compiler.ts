@@ -261,12 +261,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     pageHeight,
     parts: pageParts[0]!,
     secondPage: pageCount === 2 ? pageParts[1] : undefined,
-    staticPieces: new Map(
-      pageParts
-        .flat()
-        .filter((p) => typeof p === 'string')
-        .map((p) => [p, deflatedPiece(Buffer.from(p, 'latin1'))]),
-    ),
+    staticPieces: staticPieces(pageParts),
     fonts: compiledFonts,
     refs: [...refs.values()],
     requiredKeys: design.fields.filter((f) => f.required).map((f) => f.key),
@@ -278,6 +273,15 @@ export function compileTemplate(design: Design): CompiledTemplate {
     tags: shared.tags,
     objectCount: shared.next,
   };
+}
+
+// The pages' static content, each part deflated once: pieces of every document's content streams.
+function staticPieces(pages: ContentPart[][]): Map<string, ZlibPiece> {
+  const pieces = new Map<string, ZlibPiece>();
+  for (const part of pages.flat()) {
+    if (typeof part === 'string') pieces.set(part, deflatedPiece(Buffer.from(part, 'latin1')));
+  }
+  return pieces;
 }
 
 // What a tagged, PDF/A document says of itself: its title, language, tags, metadata, output intent.
