@@ -50,6 +50,9 @@ export function hex4(n: number): string {
 /** Serialises indirect objects, tracking byte offsets for the cross-reference table. */
 export class PdfWriter {
   private readonly chunks: Buffer[] = [];
+  // Text written since the last buffer, made a buffer only when one follows (one allocation for a
+  // run of objects, not one per object).
+  private text = '';
   private length = 0;
   private readonly offsets: number[] = [];
 
@@ -59,9 +62,18 @@ export class PdfWriter {
   }
 
   raw(bytes: Buffer | string): void {
-    const buf = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
-    this.chunks.push(buf);
-    this.length += buf.length;
+    if (typeof bytes === 'string') this.text += bytes;
+    else {
+      this.flushText();
+      this.chunks.push(bytes);
+    }
+    this.length += bytes.length;
+  }
+
+  private flushText(): void {
+    if (!this.text) return;
+    this.chunks.push(Buffer.from(this.text, 'latin1'));
+    this.text = '';
   }
 
   /** Appends bytes already holding objects, whose offsets relative to the bytes are given. */
@@ -100,6 +112,7 @@ export class PdfWriter {
   build(): { bytes: Buffer; offsets: Map<number, number> } {
     const offsets = new Map<number, number>();
     this.offsets.forEach((at, id) => offsets.set(id, at));
+    this.flushText();
     return { bytes: Buffer.concat(this.chunks, this.length), offsets };
   }
 
@@ -115,6 +128,7 @@ export class PdfWriter {
     const id = fileId ? ` /ID [<${fileId}> <${fileId}>]` : '';
     xref += `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
     this.raw(xref);
+    this.flushText();
     return Buffer.concat(this.chunks, this.length);
   }
 }
