@@ -43,7 +43,9 @@ export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetSt
     storedPiece(parts.head),
     programsPiece(face, parts.programs),
     outlines.piece,
-    ownPiece(parts.rest),
+    // The template's subset as it is (no glyph of the document's own) repeats in every document:
+    // deflated, once.
+    ownPiece(parts.rest, subset.glyphs.length > fixed ? STORED_OUTLINES : 0),
   ];
   const tail = Buffer.from(cmapLines(subset.text, fixed, subset.text.length) + CMAP_END, 'latin1');
   return {
@@ -51,17 +53,19 @@ export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetSt
     widths: glyphs.map((gid) => pdfWidth(font, gid)).join(' '),
     fontFile: zlibStream(fontFile),
     length1: fontFile.reduce((n, p) => n + p.length, 0),
-    toUnicode: zlibStream([cmapHead(baseKey, subset.text, fixed), ownPiece(tail)]),
+    toUnicode: zlibStream([cmapHead(baseKey, subset.text, fixed), ownPiece(tail, STORED_CMAP)]),
   };
 }
 
 // A document's own part of a stream (its glyphs' outlines and metrics, its CMap lines) is stored
-// rather than deflated below this many bytes: a zlib call (about 100 us in a render) costs more
-// than the few hundred bytes it would save (a unique Latin name's outlines and metrics:
-// about 1 to 2 KB, a fifth less deflated).
-const STORED_BELOW = 2048;
-const ownPiece = (bytes: Buffer): ZlibPiece =>
-  bytes.length < STORED_BELOW ? storedPiece(bytes) : deflatedPiece(bytes);
+// rather than deflated below a size: a zlib call (about 100 us in a render) costs more than the
+// bytes it would save. Outlines deflate by about a fifth: a unique name's own part, 0.3 to 3 KB,
+// is stored in 9 certificates of 10 for 0.7 KB more per PDF (bench/pdf-cpu's unique names); CMap
+// lines (hex) deflate by two thirds.
+const STORED_OUTLINES = 3072;
+const STORED_CMAP = 512;
+const ownPiece = (bytes: Buffer, storedBelow: number): ZlibPiece =>
+  bytes.length < storedBelow ? storedPiece(bytes) : deflatedPiece(bytes);
 
 // The subsets made lately in this thread, within a bound in bytes, and apart from them the pieces
 // subsets share: a face's hinting programs, a template's outlines, the head of a CMap.
