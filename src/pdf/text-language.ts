@@ -27,6 +27,27 @@ const NOT_LATIN = /[^\P{L}\p{Script=Latin}]/u;
 const LETTER = /\p{L}/u;
 const LATIN = /\p{Script=Latin}/u;
 
+const LATIN_LETTER = -1;
+const OTHER = -2; // not a letter, or a letter of a script not listed
+// Speed-first: each character's script (an index in SCRIPTS) found once by the regular expressions,
+// then looked up (names repeat their letters); bounded, as the characters a process sees are not.
+const scripts = new Map<string, number>();
+function scriptOf(char: string): number {
+  let i = scripts.get(char);
+  if (i !== undefined) return i;
+  i = classify(char);
+  if (scripts.size >= 65536) scripts.clear();
+  scripts.set(char, i);
+  return i;
+}
+
+function classify(char: string): number {
+  if (!LETTER.test(char)) return OTHER;
+  if (LATIN.test(char)) return LATIN_LETTER;
+  const i = SCRIPTS.findIndex((s) => s.pattern.test(char));
+  return i < 0 ? OTHER : i;
+}
+
 /** The BCP 47 language of `text`; `documentLang` for Latin text and text without letters. */
 export function textLanguage(text: string, documentLang: string): string {
   // Speed-first: below U+0250 (ASCII, Latin-1, Latin Extended) every letter is Latin but the micro
@@ -37,17 +58,10 @@ export function textLanguage(text: string, documentLang: string): string {
   const base = documentLang.toLowerCase().split('-')[0] ?? '';
   const counts = new Array<number>(SCRIPTS.length).fill(0);
   let latin = 0;
-  let last = 0; // Speed-first: a text's letters are mostly of one script, tried first.
   for (const char of text) {
-    if (!LETTER.test(char)) continue;
-    if (LATIN.test(char)) {
-      latin++;
-      continue;
-    }
-    const i = SCRIPTS[last]!.pattern.test(char) ? last : SCRIPTS.findIndex((s) => s.pattern.test(char));
-    if (i < 0) continue;
-    counts[i]!++;
-    last = i;
+    const i = scriptOf(char);
+    if (i === LATIN_LETTER) latin++;
+    else if (i >= 0) counts[i]!++;
   }
   let best = -1;
   counts.forEach((n, i) => {
