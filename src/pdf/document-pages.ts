@@ -100,6 +100,19 @@ export function drawParts(
   }));
 }
 
+// Speed-first: the name element's attributes of names seen lately (a batch repeats its names).
+const nameAttrsSeen = new Map<string, string>();
+function nameAttributes(name: string, lang: string): string {
+  const key = `${lang}\u0000${name}`;
+  let attrs = nameAttrsSeen.get(key);
+  if (attrs === undefined) {
+    attrs = ` /Lang ${textString(textLanguage(name, lang))} /ActualText ${textString(name)}`;
+    if (nameAttrsSeen.size >= 4096) nameAttrsSeen.clear();
+    nameAttrsSeen.set(key, attrs);
+  }
+  return attrs;
+}
+
 // A text with values: its line marked as one element (the name alone on its line is that element),
 // or, when the line shows the recipient's name among other text, a paragraph with the name as a Span
 // of its own inside it, in logical order.
@@ -134,9 +147,7 @@ function drawText(ctx: DrawContext, part: DynamicText, tags: PageTags): string {
     return '';
   }
   const lang = template.lang;
-  const nameAttrs = name
-    ? ` /Lang ${textString(textLanguage(name.value, lang))} /ActualText ${textString(name.value)}`
-    : '';
+  const nameAttrs = name ? nameAttributes(name.value, lang) : '';
   const sequences: { id: number; own: boolean; start: number }[] = [];
   const tag: LineTag | undefined = split && {
     own: split,

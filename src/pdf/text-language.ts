@@ -48,13 +48,28 @@ function classify(char: string): number {
   return i < 0 ? OTHER : i;
 }
 
+// Speed-first: the languages of texts seen lately (a batch repeats its names), bounded.
+const seen = new Map<string, string>();
+
 /** The BCP 47 language of `text`; `documentLang` for Latin text and text without letters. */
 export function textLanguage(text: string, documentLang: string): string {
-  // Speed-first: below U+0250 (ASCII, Latin-1, Latin Extended) every letter is Latin but the micro
-  // sign, of no script; most lines (codes, links, dates) end here without a regular expression.
+  // Below U+0250 (ASCII, Latin-1, Latin Extended) every letter is Latin but the micro sign, of no
+  // script: most lines (codes, links, dates) end here, without a look-up.
   let at = 0;
   while (at < text.length && text.charCodeAt(at) < 0x250) at++;
-  if (at === text.length || !NOT_LATIN.test(text)) return documentLang;
+  if (at === text.length) return documentLang;
+  const key = `${documentLang}\u0000${text}`;
+  let lang = seen.get(key);
+  if (lang === undefined) {
+    lang = languageOf(text, documentLang);
+    if (seen.size >= 4096) seen.clear();
+    seen.set(key, lang);
+  }
+  return lang;
+}
+
+function languageOf(text: string, documentLang: string): string {
+  if (!NOT_LATIN.test(text)) return documentLang;
   const base = documentLang.toLowerCase().split('-')[0] ?? '';
   const counts = new Array<number>(SCRIPTS.length).fill(0);
   let latin = 0;
