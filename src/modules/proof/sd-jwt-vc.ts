@@ -107,8 +107,12 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
      * is revoked or expired; ValidationError for a JWK that is not a public key. */
     async issueSdJwtVc(req: SdJwtVcRequest): Promise<string> {
       const jwk = holderKey(req.holderJwk);
-      const key = await deps.keys.current(req.accountId);
-      const { subject, entry } = await subjectAndEntry(req);
+      // The key and the certificate with its entry are read at once, on two connections; the key's
+      // refusal (no key vault: thrown before anything is read) comes first, as it always has.
+      const [key, read] = await Promise.allSettled([deps.keys.current(req.accountId), subjectAndEntry(req)]);
+      if (key.status === 'rejected') throw key.reason;
+      if (read.status === 'rejected') throw read.reason;
+      const { subject, entry } = read.value;
       const claims = claimsOf(subject);
       const payload: SdJwtVcPayload & typeof claims = {
         iss: sdJwtIssuer(deps.publicBaseUrl, req.accountId),
@@ -125,7 +129,7 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
         ...claims,
       };
       const frame = { _sd: Object.keys(claims) } as Frame<typeof payload>;
-      return signWith(key).issue(payload, frame, { header: { kid: key.kid } });
+      return signWith(key.value).issue(payload, frame, { header: { kid: key.value.kid } });
     },
   };
 }
