@@ -9,6 +9,7 @@ import {
   subjectWithEntry,
   takeEntry,
   type SdJwtSubject,
+  type TokenStatusEntry,
 } from './sd-jwt-status.repository.js';
 
 // A certificate as an SD-JWT VC (decisions section 22): the EU wallets' format, issued on demand
@@ -54,6 +55,11 @@ function holderKey(jwk: HolderJwk): HolderJwk {
   return jwk;
 }
 
+interface SubjectAndEntry {
+  subject: SdJwtSubject;
+  entry: TokenStatusEntry;
+}
+
 function claimsOf(subject: SdJwtSubject) {
   const expiry = subject.expiresOn ?? (subject.expiresAt && day(subject.expiresAt));
   return {
@@ -88,7 +94,7 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
   // The certificate, checked issuable at `now`, and its status entry (taken on its first SD-JWT VC,
   // committed before the credential leaves): in one statement usually, in a transaction when that
   // statement could not take an entry.
-  async function subjectAndEntry(req: SdJwtVcRequest) {
+  async function subjectAndEntry(req: SdJwtVcRequest): Promise<SubjectAndEntry> {
     const read = await subjectWithEntry(db, req);
     const subject = checkIssuable(read?.subject, req.now);
     if (read?.entry) return { subject, entry: read.entry };
@@ -99,6 +105,27 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
         (await takeEntry(tx, req.accountId, req.certificateId));
       return { subject, entry };
     });
+  }
+
+  function sign(key: SdJwtKey, jwk: HolderJwk, req: SdJwtVcRequest, read: SubjectAndEntry): Promise<string> {
+    const { subject, entry } = read;
+    const claims = claimsOf(subject);
+    const payload: SdJwtVcPayload & typeof claims = {
+      iss: sdJwtIssuer(deps.publicBaseUrl, req.accountId),
+      iat: seconds(req.now),
+      ...(subject.expiresAt ? { exp: seconds(subject.expiresAt) } : {}),
+      vct: LEARNING_CREDENTIAL_VCT,
+      cnf: { jwk },
+      status: {
+        status_list: {
+          idx: entry.idx,
+          uri: tokenStatusListUrl(deps.publicBaseUrl, req.accountId, entry.list),
+        },
+      },
+      ...claims,
+    };
+    const frame = { _sd: Object.keys(claims) } as Frame<typeof payload>;
+    return signWith(key).issue(payload, frame, { header: { kid: key.kid } });
   }
 
   return {
@@ -112,24 +139,17 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
       const [key, read] = await Promise.allSettled([deps.keys.current(req.accountId), subjectAndEntry(req)]);
       if (key.status === 'rejected') throw key.reason;
       if (read.status === 'rejected') throw read.reason;
-      const { subject, entry } = read.value;
-      const claims = claimsOf(subject);
-      const payload: SdJwtVcPayload & typeof claims = {
-        iss: sdJwtIssuer(deps.publicBaseUrl, req.accountId),
-        iat: seconds(req.now),
-        ...(subject.expiresAt ? { exp: seconds(subject.expiresAt) } : {}),
-        vct: LEARNING_CREDENTIAL_VCT,
-        cnf: { jwk },
-        status: {
-          status_list: {
-            idx: entry.idx,
-            uri: tokenStatusListUrl(deps.publicBaseUrl, req.accountId, entry.list),
-          },
-        },
-        ...claims,
+      return sign(key.value, jwk, req, read.value);
+    },
+
+    /** The account's current key, read (made on first use) ahead of the holder's: an OID4VCI request
+     * reads it while its key proof is checked. Then issueSdJwtVc's work with that key. */
+    async sdJwtVcIssuer(accountId: string) {
+      const key = await deps.keys.current(accountId);
+      return async (req: SdJwtVcRequest) => {
+        const jwk = holderKey(req.holderJwk);
+        return sign(key, jwk, req, await subjectAndEntry(req));
       };
-      const frame = { _sd: Object.keys(claims) } as Frame<typeof payload>;
-      return signWith(key.value).issue(payload, frame, { header: { kid: key.value.kid } });
     },
   };
 }
