@@ -93,9 +93,13 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
 
   // The certificate, checked issuable at `now`, and its status entry (taken on its first SD-JWT VC,
   // committed before the credential leaves): in one statement usually, in a transaction when that
-  // statement could not take an entry.
-  async function subjectAndEntry(req: SdJwtVcRequest): Promise<SubjectAndEntry> {
-    const read = await subjectWithEntry(db, req);
+  // statement could not take an entry. `flush: 'later'` for a claim, whose record commits
+  // synchronously after it and before the credential leaves (subjectWithEntry).
+  async function subjectAndEntry(
+    req: SdJwtVcRequest,
+    flush: 'now' | 'later' = 'now',
+  ): Promise<SubjectAndEntry> {
+    const read = await subjectWithEntry(db, { ...req, flush });
     const subject = checkIssuable(read?.subject, req.now);
     if (read?.entry) return { subject, entry: read.entry };
     return db.transaction(async (tx) => {
@@ -142,13 +146,15 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
       return sign(key.value, jwk, req, read.value);
     },
 
-    /** The account's current key, read (made on first use) ahead of the holder's: an OID4VCI request
-     * reads it while its key proof is checked. Then issueSdJwtVc's work with that key. */
+    /** For a claim: the account's current key, read (made on first use) ahead of the holder's, as
+     * an OID4VCI request reads it while its key proof is checked; then issueSdJwtVc's work with that
+     * key. The entry's commit is not waited for on disk: the claim's record, committed synchronously
+     * before the credential leaves, flushes it (the caller must record the claim so). */
     async sdJwtVcIssuer(accountId: string) {
       const key = await deps.keys.current(accountId);
       return async (req: SdJwtVcRequest) => {
         const jwk = holderKey(req.holderJwk);
-        return sign(key, jwk, req, await subjectAndEntry(req));
+        return sign(key, jwk, req, await subjectAndEntry(req, 'later'));
       };
     },
   };
