@@ -23,7 +23,9 @@ import {
 // @openid4vc/openid4vci client, one certificate per claim. Timed: the credential request alone (the
 // key proof checked, the credential bound to the holder and signed, the claim counted and recorded),
 // for each format, with the CPU the server and PostgreSQL used for it (/proc, 10 ms ticks summed
-// over the requests); and proof.signBound alone in this process. The offer, token and nonce requests
+// over the requests) and the server's own time from its Server-Timing header (the rest of the timed
+// request is HTTP on loopback and the wallet library's work); and proof.signBound alone in this
+// process. The offer, token and nonce requests
 // before it are not timed.
 // Usage: node dist/bench/claim.bench.js [claims] [--against DIR] [--rounds N]
 // --against: the checkout (built, dist/ beside bin/) of another build, e.g. a worktree of the commit before a
@@ -48,6 +50,8 @@ const jwkHolder = p256Holder();
 interface Figures {
   ldp: number[];
   sdJwt: number[];
+  /** The server's own time per request (its Server-Timing header), by format; absent in older builds. */
+  server: { ldp: number[]; sdJwt: number[] };
   serverCpu: number;
   pgCpu: number;
 }
@@ -58,9 +62,15 @@ async function runBuild(root: string | undefined, certificates: { id: string }[]
     { DATABASE_URL: db.databaseUrl, DATA_DIR: db.dataDir },
     root ? { root } : {},
   );
-  const figures: Figures = { ldp: [], sdJwt: [], serverCpu: 0, pgCpu: 0 };
+  const figures: Figures = { ldp: [], sdJwt: [], server: { ldp: [], sdJwt: [] }, serverCpu: 0, pgCpu: 0 };
 
-  async function claim(certificateId: string, who: Holder, configuration: string, into?: number[]) {
+  async function claim(
+    certificateId: string,
+    who: Holder,
+    configuration: string,
+    into?: number[],
+    serverInto?: number[],
+  ) {
     const token = await mintClaimToken(db.deps.db, certificateId, new Date());
     const { request } = await prepareCredentialRequest(server.base, token, who, configuration);
     const cpu0 = [cpuSeconds(server.process.pid!), pgPid ? cpuSeconds(pgPid) : 0];
@@ -69,6 +79,8 @@ async function runBuild(root: string | undefined, certificates: { id: string }[]
     const took = performance.now() - start;
     if (!into) return;
     into.push(took);
+    const timing = /app;dur=([\d.]+)/.exec(response.response.headers.get('server-timing') ?? '');
+    if (timing) serverInto!.push(Number(timing[1]));
     figures.serverCpu += cpuSeconds(server.process.pid!) - cpu0[0]!;
     figures.pgCpu += (pgPid ? cpuSeconds(pgPid) : 0) - cpu0[1]!;
     if (!response.credentialResponse.credentials?.length) throw new Error('no credential');
@@ -79,8 +91,10 @@ async function runBuild(root: string | undefined, certificates: { id: string }[]
     for (const c of certificates.slice(0, 5)) await claim(c.id, holder, 'OpenBadgeCredential_ldp_vc');
     for (const c of certificates.slice(5, 10)) await claim(c.id, jwkHolder, 'LearningCredential_sd_jwt');
     for (let i = 0; i < claims; i++) {
-      await claim(certificates[10 + i]!.id, holder, 'OpenBadgeCredential_ldp_vc', figures.ldp);
-      await claim(certificates[10 + claims + i]!.id, jwkHolder, 'LearningCredential_sd_jwt', figures.sdJwt);
+      const ldp = certificates[10 + i]!.id;
+      const sdJwt = certificates[10 + claims + i]!.id;
+      await claim(ldp, holder, 'OpenBadgeCredential_ldp_vc', figures.ldp, figures.server.ldp);
+      await claim(sdJwt, jwkHolder, 'LearningCredential_sd_jwt', figures.sdJwt, figures.server.sdJwt);
     }
   } finally {
     await server.stop();
@@ -104,6 +118,11 @@ try {
       console.log(`round ${round + 1}, ${build.label}:`);
       console.log(`  ${line('OID4VCI credential request, ldp_vc (Open Badges 3.0, Ed25519 holder)', f.ldp)}`);
       console.log(`  ${line('OID4VCI credential request, dc+sd-jwt (P-256 holder)', f.sdJwt)}`);
+      if (f.server.ldp.length > 0) {
+        console.log(
+          `  the server's own time (Server-Timing), p50: ldp_vc ${ms(percentile(f.server.ldp, 50))}, dc+sd-jwt ${ms(percentile(f.server.sdJwt, 50))}`,
+        );
+      }
       console.log(
         `  CPU per credential request (both formats): server ${perRequest(f.serverCpu)}, PostgreSQL ${perRequest(f.pgCpu)}`,
       );

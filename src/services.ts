@@ -249,8 +249,11 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       publicBaseUrl: deps.config.publicBaseUrl,
       now: deps.now,
       makers: {
-        ldpVc: (input) => proof.signBound(input),
-        sdJwt: (input) => proof.issueSdJwtVc({ ...input, holderJwk: { ...input.holderJwk } }),
+        ldpVc: (input) => proof.boundSigner(input),
+        sdJwt: async (input) => {
+          const issue = await proof.sdJwtVcIssuer(input.accountId);
+          return (holderJwk, now) => issue({ ...input, holderJwk: { ...holderJwk }, now });
+        },
       },
     });
   },

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { digest, ES256, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { subjectWithEntry } from '../../src/modules/proof/sd-jwt-status.repository.js';
 import { checkVault } from '../../src/modules/proof/vault-check.js';
 import { createKeyVault, WrongMasterKeyError } from '../../src/platform/proof/key-vault.js';
 import { cliEnv, runCli } from '../cli/run-cli.js';
@@ -347,6 +348,24 @@ describe('SD-JWT VC', () => {
       [[a.id, b.id, c.id]],
     );
     assert.equal(rows[0].n, 3);
+  });
+
+  it("a claim's entry commits without waiting for the disk (the claim's record flushes it); others wait", async () => {
+    await issueSdJwt((await issueCertificate(t.app, tenant)).id); // the account's list exists
+    const c = await issueCertificate(t.app, tenant);
+    const syncCommitAfter = (flush: 'now' | 'later') =>
+      t.deps.db.transaction(async (tx) => {
+        const read = await subjectWithEntry(tx, {
+          accountId: tenant.accountId,
+          certificateId: c.id,
+          now: new Date(),
+          flush,
+        });
+        assert.ok(read?.entry, 'the entry is taken (or read) in the one statement');
+        return (await tx.query('SHOW synchronous_commit')).rows[0].synchronous_commit;
+      });
+    assert.equal(await syncCommitAfter('later'), 'off');
+    assert.equal(await syncCommitAfter('now'), 'on');
   });
 
   it('moves to the next Token Status List once one is half full; an expired certificate gets none', async () => {

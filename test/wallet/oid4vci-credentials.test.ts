@@ -96,6 +96,7 @@ describe('OID4VCI: the credentials', () => {
     const response = await request();
     const credentials = response.credentialResponse.credentials as { credential: unknown }[];
     assert.equal(credentials.length, 1);
+    assert.match(response.response.headers.get('server-timing') ?? '', /^app;dur=\d+\.\d{2}$/);
     return { credential: credentials[0]!.credential, jwt, accessToken };
   }
 

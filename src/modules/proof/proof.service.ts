@@ -138,6 +138,7 @@ export function createProofService(deps: {
   const sdJwt = { db, publicBaseUrl: deps.publicBaseUrl, keys: signingKeys.sdJwt };
   const sdJwtDocuments = createSdJwtDocuments(sdJwt);
   const bound = createBoundCredentials();
+  const sdJwtIssuing = createSdJwtIssuing(sdJwt);
 
   // A time-stamp authority that fails fails the issue: nothing is frozen without the time stamp
   // TSA_URL promises.
@@ -152,6 +153,16 @@ export function createProofService(deps: {
       }
       throw err;
     }
+  }
+
+  // The certificate's frozen credential and the account's current key, read in one round trip
+  // (nothing is written), ready to sign the credential bound to a holder: an OID4VCI request reads
+  // them while its key proof is checked. NotFoundError when the certificate has no credential.
+  async function boundSigner(input: { accountId: string; certificateId: string }) {
+    const read = await readCredentialAndKey(db, input.accountId, input.certificateId);
+    if (!read) throw new NotFoundError('Credential');
+    const key = await signingKeys.credentialKey(input.accountId, db, read.key);
+    return (holderDid: string, now: Date) => bound.sign({ frozen: read.body, holderDid, key, now });
   }
 
   return {
@@ -206,19 +217,17 @@ export function createProofService(deps: {
       return credentialByCode(db, code);
     },
 
+    boundSigner,
+
     // The certificate's credential bound to a wallet's holder, signed now by the account's current
-    // key (bound-credential.ts), both read in one round trip. NotFoundError when the certificate has
-    // no credential.
+    // key (bound-credential.ts). NotFoundError when the certificate has no credential.
     async signBound(input: {
       accountId: string;
       certificateId: string;
       holderDid: string;
       now: Date;
     }): Promise<Record<string, unknown>> {
-      const read = await readCredentialAndKey(db, input.accountId, input.certificateId);
-      if (!read) throw new NotFoundError('Credential');
-      const key = await signingKeys.credentialKey(input.accountId, db, read.key);
-      return bound.sign({ frozen: read.body, holderDid: input.holderDid, key, now: input.now });
+      return (await boundSigner(input))(input.holderDid, input.now);
     },
 
     didDocument: documents.didDocument,
@@ -226,7 +235,8 @@ export function createProofService(deps: {
 
     // SD-JWT VCs (sd-jwt-vc.ts): the certificate bound to a holder's key, and what verifiers fetch
     // to check one: the JWT VC issuer metadata (the keys) and the Token Status Lists.
-    issueSdJwtVc: createSdJwtIssuing(sdJwt).issueSdJwtVc,
+    issueSdJwtVc: sdJwtIssuing.issueSdJwtVc,
+    sdJwtVcIssuer: sdJwtIssuing.sdJwtVcIssuer,
     jwtVcIssuerMetadata: sdJwtDocuments.issuerMetadata,
     tokenStatusList: sdJwtDocuments.tokenStatusList,
 

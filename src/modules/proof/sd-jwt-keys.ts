@@ -82,10 +82,10 @@ export function createSdJwtKeys(deps: { db: Db; vault: KeyVault | undefined }) {
 
   return {
     /** The account's current key, opened (made on first use). Throws SigningNotConfiguredError
-     * when this process has no key vault. */
-    async current(accountId: string): Promise<SdJwtKey> {
+     * at once (not in the promise) when this process has no key vault. */
+    current(accountId: string): Promise<SdJwtKey> {
       vaultOf();
-      return open(await currentOrFirst(accountId));
+      return currentOrFirst(accountId).then(open);
     },
 
     /** Every key the account has signed SD-JWT VCs with (the retired ones too). `make`: a process

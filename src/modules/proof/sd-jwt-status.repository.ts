@@ -145,12 +145,17 @@ function subjectOf(r: SubjectRow): SdJwtSubject {
 // an entry that taker committed may look free: the insert then finds the conflict and takes
 // nothing. No entry (no list yet, the newest full, no candidate free, a conflict): entry undefined,
 // and the caller takes one in a transaction of its own (takeEntry).
+// `flush: 'later'`: the statement commits without waiting for its WAL to reach the disk
+// (synchronous_commit off for its own transaction), for a caller whose next write commits
+// synchronously before the entry is used (a claim's record, claims.repository.ts): PostgreSQL flushes
+// the WAL in order, so that flush makes this commit durable too.
 export async function subjectWithEntry(
   db: Queryable,
-  input: { accountId: string; certificateId: string; now: Date },
+  input: { accountId: string; certificateId: string; now: Date; flush?: 'now' | 'later' },
 ): Promise<{ subject: SdJwtSubject; entry: TokenStatusEntry | undefined } | undefined> {
+  const later = input.flush === 'later';
   const { rows } = await db.query<SubjectRow & { list: number | null; idx: number | null }>({
-    name: 'sd-jwt-subject-with-entry',
+    name: later ? 'sd-jwt-subject-with-entry-flush-later' : 'sd-jwt-subject-with-entry',
     text: `WITH subject AS (
   SELECT ${SUBJECT_COLUMNS} FROM certificates WHERE id = $1 AND account_id = $2 FOR SHARE
 ), existing AS (
@@ -172,7 +177,9 @@ export async function subjectWithEntry(
   UPDATE token_status_lists l SET used = used + 1 FROM taken WHERE l.account_id = $2 AND l.n = taken.list
 )
 SELECT subject.*, e.list, e.idx
-  FROM subject LEFT JOIN (SELECT * FROM existing UNION ALL SELECT * FROM taken) e ON true`,
+  FROM subject LEFT JOIN (SELECT * FROM existing UNION ALL SELECT * FROM taken) e ON true${
+    later ? `\n WHERE set_config('synchronous_commit', 'off', true) = 'off'` : ''
+  }`,
     values: [input.certificateId, input.accountId, input.now, randomEntries(8)],
   });
   const row = rows[0];

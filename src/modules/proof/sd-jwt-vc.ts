@@ -9,6 +9,7 @@ import {
   subjectWithEntry,
   takeEntry,
   type SdJwtSubject,
+  type TokenStatusEntry,
 } from './sd-jwt-status.repository.js';
 
 // A certificate as an SD-JWT VC (decisions section 22): the EU wallets' format, issued on demand
@@ -54,6 +55,11 @@ function holderKey(jwk: HolderJwk): HolderJwk {
   return jwk;
 }
 
+interface SubjectAndEntry {
+  subject: SdJwtSubject;
+  entry: TokenStatusEntry;
+}
+
 function claimsOf(subject: SdJwtSubject) {
   const expiry = subject.expiresOn ?? (subject.expiresAt && day(subject.expiresAt));
   return {
@@ -87,9 +93,13 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
 
   // The certificate, checked issuable at `now`, and its status entry (taken on its first SD-JWT VC,
   // committed before the credential leaves): in one statement usually, in a transaction when that
-  // statement could not take an entry.
-  async function subjectAndEntry(req: SdJwtVcRequest) {
-    const read = await subjectWithEntry(db, req);
+  // statement could not take an entry. `flush: 'later'` for a claim, whose record commits
+  // synchronously after it and before the credential leaves (subjectWithEntry).
+  async function subjectAndEntry(
+    req: SdJwtVcRequest,
+    flush: 'now' | 'later' = 'now',
+  ): Promise<SubjectAndEntry> {
+    const read = await subjectWithEntry(db, { ...req, flush });
     const subject = checkIssuable(read?.subject, req.now);
     if (read?.entry) return { subject, entry: read.entry };
     return db.transaction(async (tx) => {
@@ -101,31 +111,51 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
     });
   }
 
+  function sign(key: SdJwtKey, jwk: HolderJwk, req: SdJwtVcRequest, read: SubjectAndEntry): Promise<string> {
+    const { subject, entry } = read;
+    const claims = claimsOf(subject);
+    const payload: SdJwtVcPayload & typeof claims = {
+      iss: sdJwtIssuer(deps.publicBaseUrl, req.accountId),
+      iat: seconds(req.now),
+      ...(subject.expiresAt ? { exp: seconds(subject.expiresAt) } : {}),
+      vct: LEARNING_CREDENTIAL_VCT,
+      cnf: { jwk },
+      status: {
+        status_list: {
+          idx: entry.idx,
+          uri: tokenStatusListUrl(deps.publicBaseUrl, req.accountId, entry.list),
+        },
+      },
+      ...claims,
+    };
+    const frame = { _sd: Object.keys(claims) } as Frame<typeof payload>;
+    return signWith(key).issue(payload, frame, { header: { kid: key.kid } });
+  }
+
   return {
     /** The certificate as a compact SD-JWT VC (issuer-signed JWT and its disclosures, `~` ended),
      * bound to `holderJwk`. NotFoundError for an unknown or draft certificate; ConflictError when it
      * is revoked or expired; ValidationError for a JWK that is not a public key. */
     async issueSdJwtVc(req: SdJwtVcRequest): Promise<string> {
       const jwk = holderKey(req.holderJwk);
-      const key = await deps.keys.current(req.accountId);
-      const { subject, entry } = await subjectAndEntry(req);
-      const claims = claimsOf(subject);
-      const payload: SdJwtVcPayload & typeof claims = {
-        iss: sdJwtIssuer(deps.publicBaseUrl, req.accountId),
-        iat: seconds(req.now),
-        ...(subject.expiresAt ? { exp: seconds(subject.expiresAt) } : {}),
-        vct: LEARNING_CREDENTIAL_VCT,
-        cnf: { jwk },
-        status: {
-          status_list: {
-            idx: entry.idx,
-            uri: tokenStatusListUrl(deps.publicBaseUrl, req.accountId, entry.list),
-          },
-        },
-        ...claims,
+      // The key and the certificate with its entry are read at once, on two connections; the key's
+      // refusal (no key vault: thrown before anything is read) comes first, as it always has.
+      const [key, read] = await Promise.allSettled([deps.keys.current(req.accountId), subjectAndEntry(req)]);
+      if (key.status === 'rejected') throw key.reason;
+      if (read.status === 'rejected') throw read.reason;
+      return sign(key.value, jwk, req, read.value);
+    },
+
+    /** For a claim: the account's current key, read (made on first use) ahead of the holder's, as
+     * an OID4VCI request reads it while its key proof is checked; then issueSdJwtVc's work with that
+     * key. The entry's commit is not waited for on disk: the claim's record, committed synchronously
+     * before the credential leaves, flushes it (the caller must record the claim so). */
+    async sdJwtVcIssuer(accountId: string) {
+      const key = await deps.keys.current(accountId);
+      return async (req: SdJwtVcRequest) => {
+        const jwk = holderKey(req.holderJwk);
+        return sign(key, jwk, req, await subjectAndEntry(req, 'later'));
       };
-      const frame = { _sd: Object.keys(claims) } as Frame<typeof payload>;
-      return signWith(key).issue(payload, frame, { header: { kid: key.kid } });
     },
   };
 }

@@ -15,25 +15,29 @@ import type { HolderKey } from './oid4vci-proof-keys.js';
 // c_nonce of this issuer; the credential is made for the proof's holder, then the nonce is used up,
 // the claim counted and recorded in one statement. Nothing is written when anything is refused.
 // The access token, its claim token and the proof's c_nonce are read in one round trip before the
-// checks, which then refuse in the order they always have (token, request, proof).
+// checks, which then refuse in the order they always have (token, request, proof); what the
+// credential needs of the certificate (the frozen credential, the account's key) is read while the
+// request and the proof are checked.
 
-/** How the two formats are made; the composition root wires them to the proof module. */
+/**
+ * How the two formats are made; the composition root wires them to the proof module. Each first
+ * reads what it needs of the certificate and the account (nothing is written: it runs while the
+ * request and its key proof are checked), then makes the credential for the proven holder.
+ */
 export interface CredentialMakers {
   /** The Open Badges 3.0 credential bound to the holder's DID, signed now (ldp_vc). */
   ldpVc?: (input: {
     accountId: string;
     certificateId: string;
-    holderDid: string;
-    now: Date;
-  }) => Promise<Record<string, unknown>>;
+  }) => Promise<(holderDid: string, now: Date) => Promise<Record<string, unknown>>>;
   /** The SD-JWT VC (dc+sd-jwt) with the holder's public key as its confirmation key. */
   sdJwt?: (input: {
     accountId: string;
     certificateId: string;
-    holderJwk: JsonWebKey;
-    now: Date;
-  }) => Promise<string>;
+  }) => Promise<(holderJwk: JsonWebKey, now: Date) => Promise<string>>;
 }
+
+type Maker = (holder: HolderKey, now: Date) => Promise<string | Record<string, unknown>>;
 
 function usableTarget(state: grants.CredentialRequestState, now: Date): ClaimTarget {
   try {
@@ -77,19 +81,34 @@ function requestedConfiguration(body: unknown): ConfigurationId {
   return id as ConfigurationId;
 }
 
-async function make(
+// The maker of the requested format, its reads begun; awaited only once the key proof holds, so
+// that a refusal of the request or proof comes first, as it always has.
+function prepareMaker(
   makers: CredentialMakers,
   configuration: ConfigurationId,
   target: ClaimTarget,
+): Promise<Maker | undefined> {
+  const input = { accountId: target.accountId, certificateId: target.certificateId };
+  const format = FORMAT_OF[configuration];
+  let prepared: Promise<Maker | undefined> = Promise.resolve(undefined);
+  if (format === 'ldp_vc' && makers.ldpVc) {
+    prepared = makers.ldpVc(input).then((sign) => (holder, now) => sign(holder.did, now));
+  } else if (format === 'dc+sd-jwt' && makers.sdJwt) {
+    prepared = makers.sdJwt(input).then((issue) => (holder, now) => issue(holder.jwk, now));
+  }
+  prepared.catch(() => undefined);
+  return prepared;
+}
+
+async function make(
+  prepared: Promise<Maker | undefined>,
+  configuration: ConfigurationId,
   holder: HolderKey,
   now: Date,
 ): Promise<string | Record<string, unknown>> {
-  const input = { accountId: target.accountId, certificateId: target.certificateId, now };
-  const format = FORMAT_OF[configuration];
   try {
-    if (format === 'ldp_vc' && makers.ldpVc) return await makers.ldpVc({ ...input, holderDid: holder.did });
-    if (format === 'dc+sd-jwt' && makers.sdJwt)
-      return await makers.sdJwt({ ...input, holderJwk: holder.jwk });
+    const maker = await prepared;
+    if (maker) return await maker(holder, now);
   } catch (err) {
     // The proof module's refusals: no credential to bind (issued before credentials existed), the
     // certificate revoked or expired, a key it will not bind to.
@@ -124,6 +143,7 @@ export async function issueCredential(opts: {
   if (!state) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
   const target = usableTarget(state, now);
   const configuration = requestedConfiguration(opts.body);
+  const maker = prepareMaker(opts.makers, configuration, target);
   let parsed;
   try {
     parsed = library.parseCredentialRequest({
@@ -152,7 +172,7 @@ export async function issueCredential(opts: {
     nonceExpiresAt,
     now,
   });
-  const credential = await make(opts.makers, configuration, target, holder, now);
+  const credential = await make(maker, configuration, holder, now);
   const outcome = await recordClaimAtOnce(db, {
     tokenId: target.tokenId,
     certificateId: target.certificateId,

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { JsonWebKey } from 'node:crypto';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { clientAuthenticationNone, decodeJwt, HashAlgorithm, type JwtSigner } from '@openid4vc/oauth2';
 import { Openid4vciIssuer, type IssuerMetadataResult } from '@openid4vc/openid4vci';
 import { Oid4vciError } from './oid4vci-errors.js';
 import {
   didKeyUrlToKey,
+  holderPublicKey,
   HolderKeyError,
   jwkToDidKey,
   jwsSignatureValid,
@@ -17,13 +18,38 @@ import {
 // calls back here for the signature; this module says which keys are accepted (did:key `kid` or a
 // `jwk`, exactly one; Ed25519 or P-256) and which DID the holder is.
 
-function holderKeyOf(signer: JwtSigner & { publicJwk?: unknown }): HolderKey {
+type Signer = JwtSigner & { publicJwk?: unknown };
+
+function holderKeyOf(signer: Signer): HolderKey {
   if (signer.method === 'did') {
     if (!signer.didUrl.startsWith('did:key:')) throw new HolderKeyError('The kid must be a did:key URL');
     return didKeyUrlToKey(signer.didUrl);
   }
   if (signer.method === 'jwk') return jwkToDidKey(signer.publicJwk as JsonWebKey);
   throw new HolderKeyError('The key proof must name its key by a did:key kid or a jwk header');
+}
+
+// A wallet proves with the same key claim after claim: the key read from its kid or jwk (base58,
+// the P-256 point's checks) and its KeyObject are kept per key as named, a bounded number of them.
+// Only keys that were read are kept; a refused one is refused again each time.
+const MAX_KNOWN_KEYS = 1000;
+const knownKeys = new Map<string, { holder: HolderKey; publicKey: KeyObject }>();
+
+function knownHolderKey(signer: Signer): { holder: HolderKey; publicKey: KeyObject } {
+  const name =
+    signer.method === 'did'
+      ? `kid ${signer.didUrl}`
+      : signer.method === 'jwk'
+        ? `jwk ${JSON.stringify(signer.publicJwk)}`
+        : undefined;
+  const known = name === undefined ? undefined : knownKeys.get(name);
+  if (known) return known;
+  const holder = holderKeyOf(signer);
+  Object.freeze(holder.jwk);
+  const entry = Object.freeze({ holder: Object.freeze(holder), publicKey: holderPublicKey(holder) });
+  if (knownKeys.size >= MAX_KNOWN_KEYS) knownKeys.clear();
+  knownKeys.set(name!, entry);
+  return entry;
 }
 
 /** What the libraries call back for: hashes, randomness and the key proofs' signatures. */
@@ -38,9 +64,9 @@ export const LIBRARY_CALLBACKS = {
     throw new Error('this issuer signs no JWT through the OID4VCI library');
   },
   verifyJwt: (signer: JwtSigner, jwt: { header: { alg: string }; compact: string }) => {
-    const key = holderKeyOf(signer);
-    return jwsSignatureValid(jwt.compact, jwt.header.alg, key)
-      ? { verified: true, signerJwk: key.jwk as never }
+    const { holder, publicKey } = knownHolderKey(signer);
+    return jwsSignatureValid(jwt.compact, jwt.header.alg, holder, publicKey)
+      ? { verified: true, signerJwk: holder.jwk as never }
       : { verified: false };
   },
 } satisfies ConstructorParameters<typeof Openid4vciIssuer>[0]['callbacks'];
@@ -92,7 +118,7 @@ export async function checkKeyProof(
       nonceExpiresAt: opts.nonceExpiresAt,
       now: opts.now,
     });
-    return { holder: holderKeyOf(signer) };
+    return { holder: knownHolderKey(signer).holder };
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
     const reason = cause instanceof HolderKeyError ? cause.message : (err as Error).message;

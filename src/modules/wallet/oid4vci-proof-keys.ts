@@ -122,14 +122,23 @@ function keyObject(jwk: JsonWebKey): KeyObject {
   }
 }
 
+/** The holder's key as node:crypto takes it. */
+export function holderPublicKey(key: HolderKey): KeyObject {
+  return keyObject(key.jwk);
+}
+
 /** Checks a compact JWS's signature with the holder's key; the alg must be the key's. */
-export function jwsSignatureValid(compact: string, alg: string, key: HolderKey): boolean {
+export function jwsSignatureValid(
+  compact: string,
+  alg: string,
+  key: HolderKey,
+  publicKey: KeyObject = keyObject(key.jwk),
+): boolean {
   if (alg !== key.alg) return false;
   const parts = compact.split('.');
   if (parts.length !== 3) return false;
   const data = Buffer.from(`${parts[0]}.${parts[1]}`);
   const signature = Buffer.from(parts[2]!, 'base64url');
-  const publicKey = keyObject(key.jwk);
   if (alg === 'EdDSA') return verify(null, data, publicKey, signature);
   if (signature.length !== 64) return false;
   return verify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
