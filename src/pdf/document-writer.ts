@@ -20,8 +20,10 @@ import {
   METADATA_OBJECT,
   PAGE,
   PAGES,
+  copyOfSubset,
   emptySubset,
   glyphCid,
+  knownCid,
   type CompiledTemplate,
   type DocumentFont,
 } from './template-compiler.js';
@@ -82,16 +84,10 @@ export function renderDocument(
   }
   if (issues.length > 0) return { ok: false, issues };
 
+  // The template's subsets as they are, each copied when the document first adds a glyph to it.
   const docFonts = new Map<Face, DocumentFont>();
-  for (const f of template.fonts) {
-    docFonts.set(f.face, {
-      ...f,
-      glyphs: f.glyphs.slice(),
-      index: new Map(f.index),
-      text: f.text.slice(),
-      variants: new Map(f.variants),
-    });
-  }
+  const own = new Set<DocumentFont>();
+  for (const f of template.fonts) docFonts.set(f.face, f);
   const sink: GlyphSink = (face, gid, text) => {
     let f = docFonts.get(face);
     if (!f) {
@@ -104,6 +100,14 @@ export function renderDocument(
         firstObject: template.objectCount + 5 * (n - template.fonts.length),
       };
       docFonts.set(face, f);
+      own.add(f);
+    }
+    const known = knownCid(f, gid, text);
+    if (known !== undefined) return { resource: f.resource, cid: known };
+    if (!own.has(f)) {
+      f = copyOfSubset(f);
+      docFonts.set(face, f);
+      own.add(f);
     }
     return { resource: f.resource, cid: glyphCid(f, gid, text) };
   };

@@ -346,18 +346,33 @@ export function emptySubset(): SubsetState {
   return { glyphs: [0], index: new Map([[0, 0]]), text: [''], variants: new Map() };
 }
 
+/** The CID of a glyph drawn as `text` in this subset; undefined when it is not there yet. */
+export function knownCid(f: SubsetState, gid: number, text: string): number | undefined {
+  const id = f.index.get(gid);
+  if (id === undefined || f.text[id] === text) return id;
+  return f.variants.get(`${gid}:${text}`);
+}
+
 /** The CID of a glyph drawn as `text` in this subset, added when new. */
 export function glyphCid(f: SubsetState, gid: number, text: string): number {
+  const known = knownCid(f, gid, text);
+  if (known !== undefined) return known;
   const id = f.index.get(gid);
-  if (id !== undefined && f.text[id] === text) return id;
-  if (id !== undefined) {
-    const variant = f.variants.get(`${gid}:${text}`);
-    if (variant !== undefined) return variant;
-  }
   const cid = f.glyphs.length;
   f.glyphs.push(gid);
   f.text.push(text);
   if (id === undefined) f.index.set(gid, cid);
   else f.variants.set(`${gid}:${text}`, cid);
   return cid;
+}
+
+/** A subset to add glyphs to, the template's left as it is. */
+export function copyOfSubset<T extends SubsetState>(f: T): T {
+  return {
+    ...f,
+    glyphs: f.glyphs.slice(),
+    index: new Map(f.index),
+    text: f.text.slice(),
+    variants: new Map(f.variants),
+  };
 }
