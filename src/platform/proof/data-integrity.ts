@@ -1,13 +1,6 @@
 import { multibase58 } from './multibase.js';
-import {
-  canonicalDocument,
-  canonicalNQuads,
-  compileRdfTemplate,
-  fillRdfTemplate,
-  sha256,
-  slot,
-  type RdfTemplate,
-} from './rdf-template.js';
+import { canonicalFromTemplate } from './rdf-canonical.js';
+import { canonicalDocument, compileRdfTemplate, sha256, slot, type RdfTemplate } from './rdf-template.js';
 
 // Data Integrity proofs with the eddsa-rdfc-2022 cryptosuite (W3C VC Data Integrity EdDSA
 // Cryptosuites v1.0, section 3.2): the Ed25519 signature of SHA-256(canonical proof options) followed
@@ -86,7 +79,7 @@ function optionsTemplate(context: Context): Promise<RdfTemplate> {
 }
 
 // A document of a shape compiled with slots (compileRdfTemplate), filled with `values`: the same
-// proof signDocument makes, at the cost of RDFC-1.0 alone.
+// proof signDocument makes, at the cost of RDFC-1.0 alone (rdf-canonical.ts).
 export async function signFromTemplate<T extends { '@context': Context }>(
   document: T,
   template: RdfTemplate,
@@ -95,7 +88,7 @@ export async function signFromTemplate<T extends { '@context': Context }>(
   created: string,
 ): Promise<T & { proof: DataIntegrityProof }> {
   const options = await optionsTemplate(document['@context']);
-  const optionsHash = sha256(canonicalNQuads(fillRdfTemplate(options, [signer.verificationMethod, created])));
-  const documentHash = sha256(canonicalNQuads(fillRdfTemplate(template, values)));
+  const optionsHash = sha256(canonicalFromTemplate(options, [signer.verificationMethod, created]));
+  const documentHash = sha256(canonicalFromTemplate(template, values));
   return { ...document, proof: proof(created, signer, optionsHash, documentHash) };
 }
