@@ -78,6 +78,24 @@ function optionsTemplate(context: Context): Promise<RdfTemplate> {
   return template;
 }
 
+// The hash of the last proof options: the same for every credential of an issue (one key, one time).
+let lastOptions:
+  { template: RdfTemplate; verificationMethod: string; created: string; hash: Buffer } | undefined;
+
+function optionsHash(template: RdfTemplate, verificationMethod: string, created: string): Buffer {
+  const last = lastOptions;
+  if (
+    last?.template === template &&
+    last.verificationMethod === verificationMethod &&
+    last.created === created
+  ) {
+    return last.hash;
+  }
+  const hash = sha256(canonicalFromTemplate(template, [verificationMethod, created]));
+  lastOptions = { template, verificationMethod, created, hash };
+  return hash;
+}
+
 // A document of a shape compiled with slots (compileRdfTemplate), filled with `values`: the same
 // proof signDocument makes, at the cost of RDFC-1.0 alone (rdf-canonical.ts).
 export async function signFromTemplate<T extends { '@context': Context }>(
@@ -88,7 +106,7 @@ export async function signFromTemplate<T extends { '@context': Context }>(
   created: string,
 ): Promise<T & { proof: DataIntegrityProof }> {
   const options = await optionsTemplate(document['@context']);
-  const optionsHash = sha256(canonicalFromTemplate(options, [signer.verificationMethod, created]));
   const documentHash = sha256(canonicalFromTemplate(template, values));
-  return { ...document, proof: proof(created, signer, optionsHash, documentHash) };
+  const optionsDigest = optionsHash(options, signer.verificationMethod, created);
+  return { ...document, proof: proof(created, signer, optionsDigest, documentHash) };
 }
