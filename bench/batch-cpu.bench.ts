@@ -1,16 +1,20 @@
 // CPU time per certificate of batches of 500 through the issue service (render threads, both
 // proofs, the transaction's statements on the embedded PostgreSQL), and the main thread's share
 // spent in the garbage collector. `node dist/bench/batch-cpu.bench.js [--against ROOT]
-// [--rounds N] [--batches N]`: each round runs one process per build (this one, and with --against
+// [--rounds N] [--batches N] [--warm-up N]`: each round runs one process per build (this one, and with --against
 // another checkout's build, e.g. a worktree of the commit before a change), in alternating order,
-// on one database. Each process issues a warm-up batch, then `--batches` batches of world names
-// (19 names in turn) and as many of unique names (each name with its number), and reports per
-// certificate: the process's CPU (every thread: process.cpuUsage), the main thread's CPU
-// (/proc/self/task), its GC pauses (perf_hooks 'gc' entries) and PostgreSQL's CPU (/proc).
+// on one database. Each process issues `--warm-up` batches (half of them world names), then
+// `--batches` batches of world names (19 names in turn) and as many of unique names (each name with
+// its number), and reports per certificate, counted from after the warm-up: the process's CPU (every
+// thread: process.cpuUsage), its threads' CPU by group (/proc/self/task: the main thread, the threads
+// the first batch started, i.e. the PDF threads, and the threads the process started with, i.e. V8's
+// GC helpers and optimizing compiler), the main thread's GC pauses (perf_hooks 'gc' entries) and
+// PostgreSQL's CPU (/proc). The warm-up is more than one batch because V8 still compiles hot
+// functions of the PDF threads during the second and third thousand certificates.
 // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof") go to the processes' node.
 // Goal (issue 34, item 3): at most 1.5 ms of CPU per certificate in batches.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -28,6 +32,8 @@ const workloads: Workload[] = ['world names', 'unique names'];
 interface Figures {
   cpu: number; // ms per certificate, the whole process
   main: number; // ms per certificate, the main thread
+  started: number; // ms per certificate, the threads started by the first batch (the PDF threads)
+  helpers: number; // ms per certificate, the other threads (V8's GC helpers and compiler, libuv's)
   gc: number; // ms per certificate of GC pauses on the main thread (wall time: waits included)
   minor: number; // the main thread's collections per batch: scavenges
   major: number; // and mark-compacts
@@ -39,11 +45,31 @@ function option(name: string, fallback: string): string {
   return at >= 0 && process.argv[at + 1] ? (process.argv[at + 1] as string) : fallback;
 }
 
-// The main thread's CPU seconds (its task in /proc: utime + stime, clock ticks of 10 ms).
-function mainThreadSeconds(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+// Each thread's CPU seconds by its id (its task in /proc: utime + stime, clock ticks of 10 ms).
+function threadSeconds(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(task, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+// The CPU seconds of three groups of threads between two readings of threadSeconds().
+function threadGroups(before: Map<string, number>, after: Map<string, number>, first: Set<string>) {
+  const groups = { main: 0, started: 0, helpers: 0 };
+  for (const [task, seconds] of after) {
+    const used = seconds - (before.get(task) ?? 0);
+    if (task === String(process.pid)) groups.main += used;
+    else if (first.has(task)) groups.helpers += used;
+    else groups.started += used;
+  }
+  return groups;
 }
 
 function recipients(first: number, workload: Workload) {
@@ -91,11 +117,14 @@ async function child(): Promise<void> {
       throw new Error(`${outcome.failed} failed: ${JSON.stringify(failed)}`);
     }
   };
-  await issue('unique names'); // warm up: the threads' fonts, the statements, the keys
+  const startedWith = new Set(threadSeconds().keys());
+  // Warm up: the threads' fonts and compiled code, the statements, the keys.
+  const warmUp = Number(option('--warm-up', '4'));
+  for (let b = 0; b < warmUp; b++) await issue(workloads[b % 2]!);
   const out: Partial<Record<Workload, Figures>> = {};
   for (const workload of workloads) {
     const start = process.cpuUsage();
-    const main = mainThreadSeconds();
+    const threads = threadSeconds();
     const pgStart = pg ? cpuSeconds(pg) : 0;
     gcMs = 0;
     collections.minor = collections.major = 0;
@@ -105,9 +134,12 @@ async function child(): Promise<void> {
     counting = false;
     const used = process.cpuUsage(start);
     const n = batches * BATCH;
+    const groups = threadGroups(threads, threadSeconds(), startedWith);
     out[workload] = {
       cpu: (used.user + used.system) / 1000 / n,
-      main: ((mainThreadSeconds() - main) * 1000) / n,
+      main: (groups.main * 1000) / n,
+      started: (groups.started * 1000) / n,
+      helpers: (groups.helpers * 1000) / n,
       gc: gcMs / n,
       minor: collections.minor / batches,
       major: collections.major / batches,
@@ -125,7 +157,8 @@ function runChild(
 ): Promise<Record<Workload, Figures>> {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const args = [...nodeArgs, import.meta.filename, '--child', '--root', root, '--first', String(first)];
-  const child = spawn(process.execPath, [...args, '--batches', option('--batches', '3')], {
+  const counts = ['--batches', option('--batches', '3'), '--warm-up', option('--warm-up', '4')];
+  const child = spawn(process.execPath, [...args, ...counts], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -168,7 +201,13 @@ async function parent(): Promise<void> {
       const figures = await runChild(build.root, env, first);
       first += 1_000_000;
       samples.get(build.label)!.push(figures);
-      const line = workloads.map((w) => `${w} ${figures[w].cpu.toFixed(3)}`).join(', ');
+      const line = workloads
+        .map((w) => {
+          const f = figures[w];
+          const parts = [f.main, f.started, f.helpers].map((x) => x.toFixed(2)).join(' + ');
+          return `${w} ${f.cpu.toFixed(3)} (main + PDF threads + V8 helpers: ${parts})`;
+        })
+        .join(', ');
       console.log(`  round ${r + 1}, ${build.label}: ${line} ms CPU per certificate`);
     }
   }
@@ -176,7 +215,8 @@ async function parent(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const fmt = (n: number) => n.toFixed(3);
   console.log(
-    `batches of ${BATCH}, ${option('--batches', '3')} per workload and round, ${rounds} rounds (ms per certificate, median of rounds):`,
+    `batches of ${BATCH}, ${option('--batches', '3')} per workload and round after ${option('--warm-up', '4')} to warm up, ` +
+      `${rounds} rounds (ms per certificate, median of rounds):`,
   );
   for (const build of builds) {
     for (const w of workloads) {
@@ -185,7 +225,8 @@ async function parent(): Promise<void> {
       const share = median(xs.map((f) => f.gc / f.main));
       console.log(
         `  ${build.label.padEnd(28)} ${w.padEnd(13)} CPU ${fmt(cpu)} (rounds ${xs.map((f) => fmt(f.cpu)).join(', ')}), ` +
-          `main thread ${fmt(median(xs.map((f) => f.main)))}, its GC ${fmt(median(xs.map((f) => f.gc)))} ` +
+          `main thread ${fmt(median(xs.map((f) => f.main)))}, PDF threads ${fmt(median(xs.map((f) => f.started)))}, ` +
+          `V8 helpers ${fmt(median(xs.map((f) => f.helpers)))}, main thread's GC ${fmt(median(xs.map((f) => f.gc)))} ` +
           `(${(share * 100).toFixed(1)}% of it; collections per batch: ${median(xs.map((f) => f.minor))} minor, ` +
           `${median(xs.map((f) => f.major))} major), PostgreSQL ${fmt(median(xs.map((f) => f.postgres)))}` +
           (build.label === 'this build' ? `; goal at most 1.5: ${cpu <= 1.5 ? 'met' : 'not met'}` : ''),

@@ -183,8 +183,10 @@ export async function issuedAccount(deps: Deps, count: number) {
   return { accountId: account.id, key: key.key, certificates };
 }
 
-// CPU seconds used so far by a process and its children that are still running (utime + stime of
-// /proc/<pid>/stat, in clock ticks of 10 ms), e.g. PostgreSQL's postmaster and its backends.
+// CPU seconds used so far by a process and its children (utime + stime of /proc/<pid>/stat, in
+// clock ticks of 10 ms), e.g. PostgreSQL's postmaster and its backends: those running, and through
+// the process's cutime + cstime those that have ended (else a backend that exits between two
+// readings would take its CPU out of the difference).
 export function cpuSeconds(rootPid: number): number {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
@@ -199,6 +201,7 @@ export function cpuSeconds(rootPid: number): number {
     const pid = Number(entry);
     const ppid = Number(fields[1]);
     if (pid === rootPid || ppid === rootPid) ticks += Number(fields[11]) + Number(fields[12]);
+    if (pid === rootPid) ticks += Number(fields[13]) + Number(fields[14]);
   }
   return ticks / 100;
 }

@@ -58,6 +58,7 @@ export function createCmsSigner(opts: {
   const certificates = tlv(0xa0, ...[opts.certificate, ...opts.chain].sort(Buffer.compare));
   const head = [integer(1), setOf(digestAlgorithm), sequence(oid(ID_DATA)), certificates];
   const sid = sequence(issuer, serial);
+  const [version, messageDigest, signedData] = [integer(1), oid(MESSAGE_DIGEST), oid(ID_SIGNED_DATA)];
   const fixedLength = head.reduce((n, b) => n + b.length, 0) + sid.length + contentType.length;
 
   return {
@@ -65,7 +66,7 @@ export function createCmsSigner(opts: {
     async sign(digest, timeStamp) {
       const signedAttributes = setOf(
         contentType,
-        sequence(oid(MESSAGE_DIGEST), setOf(octetString(digest))),
+        sequence(messageDigest, setOf(octetString(digest))),
         signingCertificate,
       );
       const signature = scheme.sign(signedAttributes);
@@ -75,7 +76,7 @@ export function createCmsSigner(opts: {
         unsigned.push(tlv(0xa1, sequence(oid(SIGNATURE_TIME_STAMP), setOf(token))));
       }
       const signerInfo = sequence(
-        integer(1),
+        version,
         sid,
         digestAlgorithm,
         implicitConstructed(0, signedAttributes),
@@ -83,7 +84,7 @@ export function createCmsSigner(opts: {
         octetString(signature),
         ...unsigned,
       );
-      return sequence(oid(ID_SIGNED_DATA), explicit(0, sequence(...head, setOf(signerInfo))));
+      return sequence(signedData, explicit(0, sequence(...head, setOf(signerInfo))));
     },
   };
 }

@@ -1,13 +1,6 @@
 import { multibase58 } from './multibase.js';
-import {
-  canonicalDocument,
-  canonicalNQuads,
-  compileRdfTemplate,
-  fillRdfTemplate,
-  sha256,
-  slot,
-  type RdfTemplate,
-} from './rdf-template.js';
+import { canonicalFromTemplate } from './rdf-canonical.js';
+import { canonicalDocument, compileRdfTemplate, sha256, slot, type RdfTemplate } from './rdf-template.js';
 
 // Data Integrity proofs with the eddsa-rdfc-2022 cryptosuite (W3C VC Data Integrity EdDSA
 // Cryptosuites v1.0, section 3.2): the Ed25519 signature of SHA-256(canonical proof options) followed
@@ -85,8 +78,26 @@ function optionsTemplate(context: Context): Promise<RdfTemplate> {
   return template;
 }
 
+// The hash of the last proof options: the same for every credential of an issue (one key, one time).
+let lastOptions:
+  { template: RdfTemplate; verificationMethod: string; created: string; hash: Buffer } | undefined;
+
+function optionsHash(template: RdfTemplate, verificationMethod: string, created: string): Buffer {
+  const last = lastOptions;
+  if (
+    last?.template === template &&
+    last.verificationMethod === verificationMethod &&
+    last.created === created
+  ) {
+    return last.hash;
+  }
+  const hash = sha256(canonicalFromTemplate(template, [verificationMethod, created]));
+  lastOptions = { template, verificationMethod, created, hash };
+  return hash;
+}
+
 // A document of a shape compiled with slots (compileRdfTemplate), filled with `values`: the same
-// proof signDocument makes, at the cost of RDFC-1.0 alone.
+// proof signDocument makes, at the cost of RDFC-1.0 alone (rdf-canonical.ts).
 export async function signFromTemplate<T extends { '@context': Context }>(
   document: T,
   template: RdfTemplate,
@@ -95,7 +106,7 @@ export async function signFromTemplate<T extends { '@context': Context }>(
   created: string,
 ): Promise<T & { proof: DataIntegrityProof }> {
   const options = await optionsTemplate(document['@context']);
-  const optionsHash = sha256(canonicalNQuads(fillRdfTemplate(options, [signer.verificationMethod, created])));
-  const documentHash = sha256(canonicalNQuads(fillRdfTemplate(template, values)));
-  return { ...document, proof: proof(created, signer, optionsHash, documentHash) };
+  const documentHash = sha256(canonicalFromTemplate(template, values));
+  const optionsDigest = optionsHash(options, signer.verificationMethod, created);
+  return { ...document, proof: proof(created, signer, optionsDigest, documentHash) };
 }

@@ -15,7 +15,7 @@ export function slot(index: number): string {
 }
 
 type Part = string | number;
-interface TermTemplate {
+export interface TermTemplate {
   termType: string;
   parts: Part[];
   datatype?: { termType: string; value: string };
