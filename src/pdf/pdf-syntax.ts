@@ -47,6 +47,10 @@ export function hex4(n: number): string {
   return n.toString(16).padStart(4, '0');
 }
 
+// Cross-reference entries: a free one, and the end of one in use after its 10-digit offset.
+const FREE_ENTRY = Buffer.from('0000000000 65535 f \n', 'latin1');
+const IN_USE = Buffer.from(' 00000 n \n', 'latin1');
+
 /** Serialises indirect objects, tracking byte offsets for the cross-reference table. */
 export class PdfWriter {
   private readonly chunks: Buffer[] = [];
@@ -116,19 +120,32 @@ export class PdfWriter {
     return { bytes: Buffer.concat(this.chunks, this.length), offsets };
   }
 
-  /** The cross-reference table and the trailer, with the file identifier `fileId` (hex) when given. */
+  /**
+   * The file: what was written, then the cross-reference table and the trailer, with the file
+   * identifier `fileId` (hex) when given. Written into the file's one buffer (entries as digits, not
+   * strings joined).
+   */
   finish(rootId: number, infoId: number, fileId?: string): Buffer {
+    this.flushText();
     const xrefAt = this.length;
     const size = this.offsets.length;
-    let xref = `xref\n0 ${size}\n0000000000 65535 f \n`;
-    for (let id = 1; id < size; id++) {
-      const at = this.offsets[id];
-      xref += at === undefined ? '0000000000 65535 f \n' : `${String(at).padStart(10, '0')} 00000 n \n`;
-    }
+    const head = `xref\n0 ${size}\n`;
     const id = fileId ? ` /ID [<${fileId}> <${fileId}>]` : '';
-    xref += `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
-    this.raw(xref);
-    this.flushText();
-    return Buffer.concat(this.chunks, this.length);
+    const trailer = `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const out = Buffer.allocUnsafe(xrefAt + head.length + 20 * size + trailer.length);
+    let at = 0;
+    for (const chunk of this.chunks) at += chunk.copy(out, at);
+    at += out.write(head, at, 'latin1');
+    for (let n = 0; n < size; n++) {
+      const offset = n === 0 ? undefined : this.offsets[n];
+      if (offset === undefined) {
+        at += FREE_ENTRY.copy(out, at);
+        continue;
+      }
+      for (let k = 9, v = offset; k >= 0; k--, v = Math.floor(v / 10)) out[at + k] = 0x30 + (v % 10);
+      at += 10 + IN_USE.copy(out, at + 10);
+    }
+    out.write(trailer, at, 'latin1');
+    return out;
   }
 }
