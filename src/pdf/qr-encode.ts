@@ -191,7 +191,7 @@ function layout(version: number, mask: number): Layout {
   const size = 17 + 4 * version;
   const base = new Uint8Array(size * size);
   const fixed = new Uint8Array(size * size);
-  const set: Set = (row, col, dark) => {
+  const set: Place = (row, col, dark) => {
     base[row * size + col] = dark ? 1 : 0;
     fixed[row * size + col] = 1;
   };
@@ -225,10 +225,11 @@ function layout(version: number, mask: number): Layout {
   return made;
 }
 
-type Set = (row: number, col: number, dark: boolean | number) => void;
+// Sets a function module dark or light and marks it as not for data.
+type Place = (row: number, col: number, dark: boolean | number) => void;
 
 // The finder, separator, timing and alignment patterns and the version information.
-function drawFunctionPatterns(set: Set, version: number, size: number): void {
+function drawFunctionPatterns(set: Place, version: number, size: number): void {
   for (const [row, col] of [
     [0, 0],
     [size - 7, 0],
