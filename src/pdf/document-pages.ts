@@ -16,8 +16,8 @@ import type { ListItem, RenderIssue, RenderValues } from './render-types.js';
 // line, the QR code and the table's cells marked with the next MCIDs of the page and given their
 // structure elements (structure-tree.ts).
 
-// The QR code's default alternative text before its URL (the hex string left open).
-const QR_ALT = textString('QR code: verification link ').slice(0, -1);
+// The QR code's default alternative text before its URL.
+const QR_ALT = 'QR code: verification link ';
 
 export interface DrawContext {
   template: CompiledTemplate;
@@ -88,7 +88,7 @@ export function drawParts(
         issues.push({ path: ['verificationUrl'], message: 'cannot be encoded as a QR code (too long)' });
         continue;
       }
-      const alt = part.alt ?? QR_ALT + textString(values.verificationUrl).slice(5);
+      const alt = part.alt ?? textString(QR_ALT + values.verificationUrl);
       content.push(tags.mark('Figure', ` /Alt ${alt}`, ops, part));
     } else content.push(drawText(ctx, part, tags));
   }

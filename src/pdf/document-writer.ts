@@ -127,7 +127,7 @@ export function renderDocument(
   );
   writer.stream(METADATA_OBJECT, METADATA_DICT, [
     template.xmp.head,
-    Buffer.from(xmpDate(values.issuedAt), 'latin1'),
+    xmpDate(values.issuedAt),
     template.xmp.tail,
   ]);
   let resources = '';
@@ -157,6 +157,7 @@ export function renderDocument(
     firstId: structureFirst,
     rtl: template.rtl,
     widget: sealable ? sealWidget(base) : undefined,
+    plans: template.structurePlans,
   });
   writer.object(
     CATALOG,

@@ -25,8 +25,22 @@ export function rgb(hex: string): string {
 // Speed-first: two hex digits per byte from a table (a name's /ActualText, the QR's /Alt per document).
 const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
-/** A text string as UTF-16BE with byte order mark, in hex form: safe for any characters. */
+/**
+ * A text string: printable ASCII as a literal string (PDFDocEncoding has the same bytes; a quarter
+ * of the hex form's), anything else as UTF-16BE with byte order mark, in hex form.
+ */
 export function textString(text: string): string {
+  let special = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return hexTextString(text);
+    if (c === 0x28 || c === 0x29 || c === 0x5c) special = true; // ( ) \
+  }
+  return `(${special ? text.replace(/[()\\]/g, '\\$&') : text})`;
+}
+
+/** A text string as UTF-16BE with byte order mark, in hex form: safe for any characters. */
+export function hexTextString(text: string): string {
   let hex = '<FEFF';
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -39,8 +53,8 @@ export function textString(text: string): string {
 export function pdfDate(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '(D:19700101000000Z)';
-  const digits = date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `(D:${digits}Z)`;
+  const t = date.toISOString();
+  return `(D:${t.slice(0, 4)}${t.slice(5, 7)}${t.slice(8, 10)}${t.slice(11, 13)}${t.slice(14, 16)}${t.slice(17, 19)}Z)`;
 }
 
 export function hex4(n: number): string {
@@ -53,9 +67,10 @@ const IN_USE = Buffer.from(' 00000 n \n', 'latin1');
 
 /** Serialises indirect objects, tracking byte offsets for the cross-reference table. */
 export class PdfWriter {
-  private readonly chunks: Buffer[] = [];
-  // Text written since the last buffer, made a buffer only when one follows (one allocation for a
-  // run of objects, not one per object).
+  // Text and bytes in the order written. Text becomes bytes only in the file's one buffer (no
+  // buffer of its own per run of objects: Buffer.from costs more than the copy).
+  private readonly chunks: (Buffer | string)[] = [];
+  // Text written since the last buffer, joined (one chunk for a run of objects, not one per object).
   private text = '';
   private length = 0;
   private readonly offsets: number[] = [];
@@ -65,6 +80,7 @@ export class PdfWriter {
     return this.length;
   }
 
+  /** Bytes, or text of one byte per character (latin1). */
   raw(bytes: Buffer | string): void {
     if (typeof bytes === 'string') this.text += bytes;
     else {
@@ -76,7 +92,7 @@ export class PdfWriter {
 
   private flushText(): void {
     if (!this.text) return;
-    this.chunks.push(Buffer.from(this.text, 'latin1'));
+    this.chunks.push(this.text);
     this.text = '';
   }
 
@@ -101,8 +117,11 @@ export class PdfWriter {
     this.raw(text);
   }
 
-  /** A stream object; its data may be given in pieces (written as they are, not joined first). */
-  stream(id: number, dict: string, data: Buffer | readonly Buffer[]): void {
+  /**
+   * A stream object; its data may be given in pieces (written as they are, not joined first), text
+   * of one byte per character among them.
+   */
+  stream(id: number, dict: string, data: Buffer | readonly (Buffer | string)[]): void {
     const pieces = Buffer.isBuffer(data) ? [data] : data;
     let length = 0;
     for (const piece of pieces) length += piece.length;
@@ -116,8 +135,19 @@ export class PdfWriter {
   build(): { bytes: Buffer; offsets: Map<number, number> } {
     const offsets = new Map<number, number>();
     this.offsets.forEach((at, id) => offsets.set(id, at));
+    const bytes = Buffer.allocUnsafe(this.length);
+    this.copyInto(bytes);
+    return { bytes, offsets };
+  }
+
+  // What was written, into the start of `out`; the bytes written.
+  private copyInto(out: Buffer): number {
     this.flushText();
-    return { bytes: Buffer.concat(this.chunks, this.length), offsets };
+    let at = 0;
+    for (const chunk of this.chunks) {
+      at += typeof chunk === 'string' ? out.write(chunk, at, 'latin1') : chunk.copy(out, at);
+    }
+    return at;
   }
 
   /**
@@ -126,15 +156,13 @@ export class PdfWriter {
    * strings joined).
    */
   finish(rootId: number, infoId: number, fileId?: string): Buffer {
-    this.flushText();
     const xrefAt = this.length;
     const size = this.offsets.length;
     const head = `xref\n0 ${size}\n`;
     const id = fileId ? ` /ID [<${fileId}> <${fileId}>]` : '';
     const trailer = `trailer\n<< /Size ${size} /Root ${rootId} 0 R /Info ${infoId} 0 R${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
     const out = Buffer.allocUnsafe(xrefAt + head.length + 20 * size + trailer.length);
-    let at = 0;
-    for (const chunk of this.chunks) at += chunk.copy(out, at);
+    let at = this.copyInto(out);
     at += out.write(head, at, 'latin1');
     for (let n = 0; n < size; n++) {
       const offset = n === 0 ? undefined : this.offsets[n];

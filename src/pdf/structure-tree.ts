@@ -1,4 +1,4 @@
-import type { PdfWriter } from './pdf-syntax.js';
+import { PdfWriter } from './pdf-syntax.js';
 
 // Tagged PDF (PDF/UA-1, docs/pdf.md): every text line, image and QR code is a marked-content
 // sequence with an MCID (BDC ... EMC), decorations are artifacts, and a structure tree says what each
@@ -81,8 +81,12 @@ export function elementCount(pages: readonly StructurePage[]): number {
   return n;
 }
 
+function elementHead(node: TagNode, parent: number, page: number, k: string): string {
+  return `<< /Type /StructElem /S /${node.role} /P ${parent} 0 R /Pg ${page} 0 R /K [${k}]`;
+}
+
 function elementBody(node: TagNode, parent: number, page: number, k: string): string {
-  return `<< /Type /StructElem /S /${node.role} /P ${parent} 0 R /Pg ${page} 0 R /K [${k}]${node.attrs} >>`;
+  return `${elementHead(node, parent, page, k)}${node.attrs} >>`;
 }
 
 /**
@@ -110,23 +114,86 @@ export function sharedTags(
 }
 
 /**
+ * A one-page document's structure as the first document of its shape wrote it (by the elements'
+ * first object and the widget): where each new element goes and its body but its attributes (a
+ * name's /Lang and /ActualText, the QR code's /Alt), and the root, parent tree and Document
+ * element as bytes.
+ */
+interface StructurePlan {
+  nodes: readonly TagNode[];
+  /** The new elements in the order written: their node's index on the page, object, body's head. */
+  placed: [index: number, id: number, head: string][];
+  tail: { bytes: Buffer; offsets: Map<number, number> };
+}
+
+/** A template's plans (speed-first: most documents of a template share their structure's shape). */
+export type StructurePlans = Map<string, StructurePlan>;
+
+interface StructureOptions {
+  pages: readonly StructurePage[];
+  firstId: number;
+  rtl: boolean;
+  /** The signature field's widget annotation (on the first page), tagged as a Form element. */
+  widget?: number;
+  plans?: StructurePlans;
+}
+
+/**
  * Writes the StructTreeRoot, the ParentTree, the Document element and the pages' elements but
  * those of the prefix (from object `firstId` on, elementCount of them, then the widget's Form
- * element when there is one).
+ * element when there is one). A one-page document whose elements have the shape of one written
+ * before (the same elements at the same places with the same MCIDs) writes from that one's plan.
  */
-export function writeStructure(
-  writer: PdfWriter,
-  opts: {
-    pages: readonly StructurePage[];
-    firstId: number;
-    rtl: boolean;
-    /** The signature field's widget annotation (on the first page), tagged as a Form element. */
-    widget?: number;
-  },
-): void {
+export function writeStructure(writer: PdfWriter, opts: StructureOptions): void {
+  const nodes = opts.pages.length === 1 ? opts.pages[0]!.nodes : undefined;
+  const key = `${opts.firstId} ${opts.widget ?? ''}`;
+  const known = nodes && opts.plans?.get(key);
+  if (known && sameShape(known.nodes, nodes)) {
+    // Every body is ASCII (names, numbers, hex or ASCII strings): written in one go.
+    writer.objects(known.placed.map(([i, id, head]) => [id, `${head}${nodes[i]!.attrs} >>`]));
+    writer.prebuilt(known.tail.bytes, known.tail.offsets);
+    return;
+  }
+  const { placed, root } = layout(opts);
+  writer.objects(placed.map(([node, id, head]) => [id, `${head}${node.attrs} >>`]));
+  const tail = new PdfWriter();
+  tail.objects(root);
+  const built = tail.build();
+  writer.prebuilt(built.bytes, built.offsets);
+  if (!nodes || !opts.plans || opts.plans.size >= 16) return;
+  if (!nodes.every((n) => n.id !== undefined || n.k.every((k) => typeof k === 'number'))) return;
+  const index = new Map(nodes.map((node, i) => [node, i]));
+  opts.plans.set(key, {
+    nodes,
+    placed: placed.map(([node, id, head]) => [index.get(node)!, id, head]),
+    tail: built,
+  });
+}
+
+// The same elements as the plan's: the template's shared ones, and new leaves with the same role,
+// place and MCIDs.
+function sameShape(plan: readonly TagNode[], nodes: readonly TagNode[]): boolean {
+  if (plan.length !== nodes.length) return false;
+  for (let i = 0; i < nodes.length; i++) {
+    const a = plan[i]!;
+    const b = nodes[i]!;
+    if (a === b) continue;
+    if (b.id !== undefined || a.role !== b.role || a.x !== b.x || a.y !== b.y) return false;
+    if (a.k.length !== b.k.length) return false;
+    for (let j = 0; j < b.k.length; j++) {
+      if (typeof b.k[j] !== 'number' || a.k[j] !== b.k[j]) return false;
+    }
+  }
+  return true;
+}
+
+// Each new element's object and body but its attributes, and the root's objects.
+function layout(opts: StructureOptions): {
+  placed: [node: TagNode, id: number, head: string][];
+  root: [number, string][];
+} {
   let nextId = opts.firstId;
-  // Every body is ASCII (names, numbers, hex strings): written in one go.
-  const objects: [number, string][] = [];
+  const placed: [TagNode, number, string][] = [];
   const top: number[] = [];
   const nums: string[] = [];
   const across = opts.rtl ? -1 : 1;
@@ -145,7 +212,7 @@ export function writeStructure(
           k += ` ${item}`;
         } else k += ` ${write(item, id)} 0 R`;
       }
-      objects.push([id, elementBody(node, parent, page.id, k.trim())]);
+      placed.push([node, id, elementHead(node, parent, page.id, k.trim())]);
       return id;
     };
     const ordered = page.nodes.slice().sort((a, b) => a.y - b.y || across * (a.x - b.x));
@@ -155,10 +222,11 @@ export function writeStructure(
       refs += parents[i] === undefined ? ' null' : ` ${parents[i]} 0 R`;
     nums.push(`${pageIndex} [${refs.trim()}]`);
   });
+  const root: [number, string][] = [];
   let nextKey = opts.pages.length;
   if (opts.widget !== undefined) {
     const id = nextId++;
-    objects.push([
+    root.push([
       id,
       `<< /Type /StructElem /S /Form /P ${DOCUMENT_ELEMENT} 0 R /Pg ${opts.pages[0]!.id} 0 R ` +
         `/K << /Type /OBJR /Obj ${opts.widget} 0 R /Pg ${opts.pages[0]!.id} 0 R >> /Alt (Digital signature of the issuer) >>`,
@@ -166,7 +234,7 @@ export function writeStructure(
     top.push(id);
     nums.push(`${nextKey++} ${id} 0 R`);
   }
-  objects.push(
+  root.push(
     [
       STRUCT_TREE_ROOT,
       `<< /Type /StructTreeRoot /K ${DOCUMENT_ELEMENT} 0 R /ParentTree ${PARENT_TREE} 0 R /ParentTreeNextKey ${nextKey} >>`,
@@ -177,5 +245,5 @@ export function writeStructure(
       `<< /Type /StructElem /S /Document /P ${STRUCT_TREE_ROOT} 0 R /K [${top.map((id) => `${id} 0 R`).join(' ')}] >>`,
     ],
   );
-  writer.objects(objects);
+  return { placed, root };
 }

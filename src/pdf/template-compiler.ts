@@ -7,7 +7,14 @@ import { lineOps } from './lines.js';
 import { parseText, refKey, resolveSignatories, type Segment, type ValueRef } from './placeholders.js';
 import { num, PdfWriter, textString } from './pdf-syntax.js';
 import { outputIntentProfile, outputIntents } from './output-intent.js';
-import { artifact, PageTags, STRUCT_TREE_ROOT, sharedTags, type TagNode } from './structure-tree.js';
+import {
+  artifact,
+  PageTags,
+  STRUCT_TREE_ROOT,
+  sharedTags,
+  type StructurePlans,
+  type TagNode,
+} from './structure-tree.js';
 import { documentLanguage, textLanguage } from './text-language.js';
 import { xmpHalves } from './xmp.js';
 import { backgroundOps, rectOps, textBox, titleIndex } from './template-parts.js';
@@ -103,6 +110,8 @@ export interface CompiledTemplate {
    * prefix, with their object numbers) and how many MCIDs.
    */
   tags: { nodes: TagNode[]; count: number }[];
+  /** The structures of documents written so far, by shape (structure-tree.ts). */
+  structurePlans: StructurePlans;
   /** The catalog's entries after /Pages: language, tags, metadata, output intent. */
   catalogEntries: string;
   /** The XMP metadata around the creation date (xmp.ts). */
@@ -271,6 +280,7 @@ export function compileTemplate(design: Design): CompiledTemplate {
     locale,
     ...archival,
     tags: shared.tags,
+    structurePlans: new Map(),
     objectCount: shared.next,
   };
 }

@@ -1,5 +1,5 @@
 import type { Face } from './fonts.js';
-import { num, rgb, textString } from './pdf-syntax.js';
+import { hexTextString, num, rgb } from './pdf-syntax.js';
 import { shapeRun, type ShapedGlyph } from './shaping.js';
 import { ISOLATE_END, ISOLATE_START, itemize, type TextRun } from './text-runs.js';
 import type { TrueTypeFont } from './truetype-font.js';
@@ -164,7 +164,7 @@ export function layoutText(
     const shown = `1 0 0 1 ${num(x)} ${y} Tm ${show.finish()}`;
     // A Nastaliq run's glyphs sit on many baselines: readers take its text from /ActualText.
     ops += run.face.actualText
-      ? `/Span << /ActualText ${textString(piece.replace(isolates, ''))} >> BDC ${shown} EMC\n`
+      ? `/Span << /ActualText ${hexTextString(piece.replace(isolates, ''))} >> BDC ${shown} EMC\n`
       : `${shown}\n`;
     x += (target / 1000) * size;
   }

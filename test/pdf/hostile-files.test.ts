@@ -63,16 +63,17 @@ describe('hostile files, checked in the file checker threads', () => {
     const started = performance.now();
     assert.deepEqual(await checker.design(design), []);
     assert.ok(performance.now() - started < 2000);
-    // The same design again: from the cache of designs checked lately.
+    // The same design again: from the cache of designs checked lately. (Inflating the bomb takes
+    // about a second; the bounds leave room for a loaded machine.)
     const again = performance.now();
     assert.deepEqual(await checker.design(structuredClone(design)), []);
-    assert.ok(performance.now() - again < 50, `${performance.now() - again} ms`);
+    assert.ok(performance.now() - again < 250, `${performance.now() - again} ms`);
     // The next version of the design (an element moved) keeps the image: not inflated again.
     const moved = structuredClone(design);
     moved.elements[0]!.x = 30;
     const next = performance.now();
     assert.deepEqual(await checker.design(moved), []);
-    assert.ok(performance.now() - next < 100, `${performance.now() - next} ms`);
+    assert.ok(performance.now() - next < 400, `${performance.now() - next} ms`);
   });
 
   it('two images within the limits that decode to more than 160 MB in all: the second is refused', async () => {
