@@ -7,6 +7,8 @@
 // this process, round by round in alternating order, so that the load on the machine falls on both
 // alike. CPU time (process.cpuUsage: user + system, garbage collector threads included) moves much
 // less with other processes' load than wall time does. Goal: at most 0.75 ms per certificate.
+// Many short rounds (`--rounds 301 --count 20`) spread the load's swings evenly over both versions:
+// the way to measure a cost of a few percent (issue 32's tags, against a build without them).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -83,20 +85,28 @@ for (let round = 0; round < rounds; round++) {
   for (const workload of workloads) for (const v of order) run(v, round, workload);
 }
 const fmt = (n: number): string => n.toFixed(3);
+const mean = (xs: number[]): number => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 for (const workload of workloads) {
   console.log(`${workload}:`);
   for (const v of versions) {
     const xs = v.samples[workload];
+    const each = xs.length <= 15 ? `rounds: ${xs.map(fmt).join(', ')}; ` : '';
     console.log(
-      `  ${v.label.padEnd(40)} median ${fmt(median(xs))} ms (rounds: ${xs.map(fmt).join(', ')}; ` +
+      `  ${v.label.padEnd(40)} median ${fmt(median(xs))} ms, mean ${fmt(mean(xs))} ms (${each}` +
         `range ${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))}), mean PDF ${Math.round(v.bytes[workload])} bytes`,
     );
   }
   if (versions.length === 2) {
     const [before, after] = versions as [Version, Version];
     const ratios = before.samples[workload].map((b, i) => b / (after.samples[workload][i] ?? b));
-    console.log(`  speed-up per round: ${ratios.map((r) => `${r.toFixed(2)}x`).join(', ')}`);
+    if (ratios.length <= 15)
+      console.log(`  speed-up per round: ${ratios.map((r) => `${r.toFixed(2)}x`).join(', ')}`);
+    const [b, a] = [mean(before.samples[workload]), mean(after.samples[workload])];
+    console.log(
+      `  this build against the other: ${((a / b - 1) * 100).toFixed(1)}% CPU (means), ` +
+        `median ratio of rounds ${median(ratios.map((r) => 1 / r)).toFixed(3)}`,
+    );
   }
 }
 const mine = median(versions[versions.length - 1]!.samples['world names']);
