@@ -314,8 +314,15 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       await presence.end().catch(() => undefined);
       if (n > 0) return;
       const clusterDir = path.join(dataDir, 'pg');
-      await pgCtl(['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], owner).catch(async (err) => {
-        if (await running(clusterDir)) throw err; // otherwise stopped already: nothing left to do
+      const stop = (): Promise<void> =>
+        pgCtl(['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], owner);
+      await stop().catch(async (err) => {
+        if (!(await running(clusterDir))) return; // stopped already: nothing left to do
+        // A Ctrl-C's second signal can reach pg_ctl between its fork and its own process group (seen
+        // under heavy load): once more.
+        await stop().catch(async () => {
+          if (await running(clusterDir)) throw err;
+        });
       });
     },
   };
