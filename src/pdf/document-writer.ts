@@ -21,7 +21,7 @@ import {
   PAGE,
   PAGES,
   copyOfSubset,
-  emptySubset,
+  documentFont,
   glyphCid,
   knownCid,
   type CompiledTemplate,
@@ -93,12 +93,7 @@ export function renderDocument(
     if (!f) {
       // A font only this document's values need: objects after the template's own.
       const n = docFonts.size;
-      f = {
-        ...emptySubset(),
-        face,
-        resource: `F${n + 1}`,
-        firstObject: template.objectCount + 5 * (n - template.fonts.length),
-      };
+      f = documentFont(face, `F${n + 1}`, template.objectCount + 5 * (n - template.fonts.length));
       docFonts.set(face, f);
       own.add(f);
     }
