@@ -35,12 +35,18 @@ export function textString(text: string): string {
   return `${hex}>`;
 }
 
+// The last date written: a batch's documents and seals all carry the same one.
+let lastDate = { iso: '', pdf: '' };
+
 /** ISO timestamp -> `(D:20261121093000Z)`. */
 export function pdfDate(iso: string): string {
+  if (iso === lastDate.iso) return lastDate.pdf;
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '(D:19700101000000Z)';
-  const digits = date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `(D:${digits}Z)`;
+  const digits = Number.isNaN(date.getTime())
+    ? '19700101000000'
+    : date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  lastDate = { iso, pdf: `(D:${digits}Z)` };
+  return lastDate.pdf;
 }
 
 export function hex4(n: number): string {
