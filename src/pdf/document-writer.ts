@@ -163,10 +163,8 @@ export function renderDocument(
   const fileId = Buffer.from(`${values.uniqueCode}${values.issuedAt}`, 'utf8').toString('hex');
   if (sealable) {
     writeSealFrame(writer, base, PAGE, pages.length);
-    const { bytes, offsets } = writer.build();
-    const list: number[] = [];
-    for (const [id, at] of offsets) list[id] = at;
-    return { ok: true, unsealed: { body: bytes, offsets: list, base, fileId } };
+    const { bytes, offsets } = writer.sharedBody();
+    return { ok: true, unsealed: { body: bytes, offsets, base, fileId } };
   }
   const pdf = writer.finish(CATALOG, INFO_OBJECT, fileId);
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };

@@ -127,6 +127,18 @@ export class PdfWriter {
   }
 
   /**
+   * The bytes written so far in shared memory, which threads hand on without copying, with each
+   * object's offset by its number (for a document left for its seal: the writer is done with).
+   */
+  sharedBody(): { bytes: Buffer; offsets: number[] } {
+    this.flushText();
+    const bytes = Buffer.from(new SharedArrayBuffer(this.length));
+    let at = 0;
+    for (const chunk of this.chunks) at += chunk.copy(bytes, at);
+    return { bytes, offsets: this.offsets };
+  }
+
+  /**
    * The file: what was written, then the cross-reference table and the trailer, with the file
    * identifier `fileId` (hex) when given. Written into the file's one buffer (entries as digits, not
    * strings joined).

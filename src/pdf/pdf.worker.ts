@@ -47,14 +47,6 @@ function compiledFor(template: RenderTask['template']): CompiledTemplate {
 // (posting a pooled Buffer would clone its whole backing store); the writer's are, mostly.
 const own = (b: Buffer): Uint8Array => (b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b));
 
-// A sealable body in shared memory: the main thread hands it on to a PDF thread for the seal
-// (proof.worker.ts) without copying it, and may still hand it on again (an issue retried).
-function shared(b: Buffer): Uint8Array {
-  const out = new Uint8Array(new SharedArrayBuffer(b.byteLength));
-  out.set(b);
-  return out;
-}
-
 export default function renderTask(task: RenderTask) {
   adoptFontBytes(task.fonts);
   const compiled = compiledFor(task.template);
@@ -64,8 +56,10 @@ export default function renderTask(task: RenderTask) {
       const result = renderDocument(compiled, item, true);
       if (!result.ok) return result;
       if (!('unsealed' in result)) throw new Error('a sealable document was finished');
+      // The body is in shared memory (PdfWriter.sharedBody): the main thread hands it on to a PDF
+      // thread for the seal (proof.worker.ts) without copying it, and may hand it on again.
       const { body, offsets, base, fileId } = result.unsealed;
-      return { ok: true, pdf: shared(body), sha256: '', seal: { offsets, base, fileId } };
+      return { ok: true, pdf: body, sha256: '', seal: { offsets, base, fileId } };
     }
     const result = renderDocument(compiled, item);
     if (!result.ok) return result;
