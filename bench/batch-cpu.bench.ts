@@ -117,12 +117,14 @@ async function child(): Promise<void> {
       throw new Error(`${outcome.failed} failed: ${JSON.stringify(failed)}`);
     }
   };
+  const nodeArgs = Boolean(process.env.BENCH_NODE_ARGS);
   const startedWith = new Set(threadSeconds().keys());
   // Warm up: the threads' fonts and compiled code, the statements, the keys.
   const warmUp = Number(option('--warm-up', '4'));
   for (let b = 0; b < warmUp; b++) await issue(workloads[b % 2]!);
   const out: Partial<Record<Workload, Figures>> = {};
   for (const workload of workloads) {
+    if (nodeArgs) console.log(`-- timed batches of ${workload}`);
     const start = process.cpuUsage();
     const threads = threadSeconds();
     const pgStart = pg ? cpuSeconds(pg) : 0;
@@ -167,7 +169,12 @@ function runChild(
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`${root}: exited ${code}`));
-      resolve(JSON.parse(output.trim().split('\n').at(-1)!) as Record<Workload, Figures>);
+      // The figures are the last line of JSON; the rest (e.g. what BENCH_NODE_ARGS="--trace-opt"
+      // made V8 print, with the child's marks of the timed batches) goes to stderr.
+      const lines = output.trim().split('\n');
+      const figures = lines.map((line) => line.startsWith('{')).lastIndexOf(true);
+      process.stderr.write(lines.filter((_, i) => i !== figures).join('\n') + '\n');
+      resolve(JSON.parse(lines[figures]!) as Record<Workload, Figures>);
     });
   });
 }

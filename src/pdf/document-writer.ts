@@ -21,7 +21,7 @@ import {
   PAGE,
   PAGES,
   copyOfSubset,
-  emptySubset,
+  documentFont,
   glyphCid,
   knownCid,
   type CompiledTemplate,
@@ -93,12 +93,7 @@ export function renderDocument(
     if (!f) {
       // A font only this document's values need: objects after the template's own.
       const n = docFonts.size;
-      f = {
-        ...emptySubset(),
-        face,
-        resource: `F${n + 1}`,
-        firstObject: template.objectCount + 5 * (n - template.fonts.length),
-      };
+      f = documentFont(face, `F${n + 1}`, template.objectCount + 5 * (n - template.fonts.length));
       docFonts.set(face, f);
       own.add(f);
     }
@@ -169,10 +164,8 @@ export function renderDocument(
   const fileId = Buffer.from(`${values.uniqueCode}${values.issuedAt}`, 'utf8').toString('hex');
   if (sealable) {
     writeSealFrame(writer, base, PAGE, pages.length);
-    const { bytes, offsets } = writer.build();
-    const list: number[] = [];
-    for (const [id, at] of offsets) list[id] = at;
-    return { ok: true, unsealed: { body: bytes, offsets: list, base, fileId } };
+    const { bytes, offsets } = writer.sharedBody();
+    return { ok: true, unsealed: { body: bytes, offsets, base, fileId } };
   }
   const pdf = writer.finish(CATALOG, INFO_OBJECT, fileId);
   return { ok: true, pdf, sha256: createHash('sha256').update(pdf).digest('hex') };

@@ -4,6 +4,7 @@ import type { Face } from './fonts.js';
 import { hex4 } from './pdf-syntax.js';
 import type { SubsetState } from './template-compiler.js';
 import { pdfWidth } from './text-layout.js';
+import type { TrueTypeFont } from './truetype-font.js';
 import { fixedGlyphs, subsetParts, type FixedGlyphs, type GlyphList } from './truetype-subset.js';
 import { deflatedPiece, storedPiece, zlibStream, type ZlibPiece } from './zlib-pieces.js';
 
@@ -50,11 +51,19 @@ export function makeFontStreams(face: Face, subset: SubsetState, base?: SubsetSt
   const tail = Buffer.from(cmapLines(subset.text, fixed, subset.text.length) + CMAP_END, 'latin1');
   return {
     baseFont: `/${subsetTag(glyphs)}+${font.postScriptName}`,
-    widths: glyphs.map((gid) => pdfWidth(font, gid)).join(' '),
+    widths: widthsText(font, glyphs),
     fontFile: zlibStream(fontFile),
     length1: fontFile.reduce((n, p) => n + p.length, 0),
     toUnicode: zlibStream([cmapHead(baseKey, subset.text, fixed), ownPiece(tail, STORED_CMAP)]),
   };
+}
+
+// The glyphs' widths, spaced. Written as text directly: an array of them (map, join) held small
+// integers for one font and doubles for another, and the join deoptimised on the switch.
+function widthsText(font: TrueTypeFont, glyphs: number[]): string {
+  let text = '';
+  for (let i = 0; i < glyphs.length; i++) text += `${i === 0 ? '' : ' '}${pdfWidth(font, glyphs[i]!)}`;
+  return text;
 }
 
 // A document's own part of a stream (its glyphs' outlines and metrics, its CMap lines) is stored

@@ -29,14 +29,14 @@ export interface Face {
   serif: boolean;
   bold: boolean;
   /** Only for runs of this script, ahead of the element's bundled font (font-catalog.ts). */
-  script?: string;
+  script: string | undefined;
   /** Its runs carry their text as /ActualText (Nastaliq's cascading baseline). */
-  actualText?: boolean;
+  actualText: boolean;
   /**
    * A design font (DejaVu): shaping.ts lays out its ASCII words without HarfBuzz. Not the Noto
    * fonts, whose contextual lookups may change ASCII glyphs (Noto Serif Arabic's '.' in some words).
    */
-  asciiFastPath?: boolean;
+  asciiFastPath: boolean;
 }
 
 const bytes = new Map<string, SharedArrayBuffer>();
@@ -85,10 +85,20 @@ export function releaseFaces(): void {
   collect();
 }
 
+// What a bundled face adds to a font's own options (font-catalog.ts).
+interface BundledRole {
+  script?: string | undefined;
+  actualText?: boolean;
+  asciiFastPath?: boolean;
+}
+
+// Every Face has all its fields, in one order, whatever it is: one object shape for the code that
+// lays out and draws text (fields added afterwards made a shape per kind of face, and deopts).
 export function makeFace(
   id: string,
   data: Uint8Array,
   opts: { shape: boolean; serif: boolean; bold: boolean },
+  role: BundledRole = {},
 ): Face {
   const font = parseTrueType(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   // HarfBuzz copies the bytes into its own heap; it needs a plain (not shared) buffer.
@@ -96,7 +106,16 @@ export function makeFace(
   // Only fonts that come and go count (a design's own, an upload's): the bundled ones are made once
   // per thread and kept.
   if (hbFont && !bundledIds.has(id)) shapedFacesMade++;
-  return { id, font, hb: hbFont, serif: opts.serif, bold: opts.bold };
+  return {
+    id,
+    font,
+    hb: hbFont,
+    serif: opts.serif,
+    bold: opts.bold,
+    script: role.script,
+    actualText: role.actualText ?? false,
+    asciiFastPath: role.asciiFastPath ?? false,
+  };
 }
 
 export function bundledFont(id: string): Face {
@@ -104,14 +123,16 @@ export function bundledFont(id: string): Face {
   if (!face) {
     const meta = bundledFace(id);
     bundledIds.add(id);
-    face = makeFace(id, new Uint8Array(loadBytes(id)), {
-      shape: meta.shape,
-      serif: meta.serif,
-      bold: id.endsWith('bold') || id.endsWith('700'),
-    });
-    if (meta.script) face.script = meta.script;
-    if (meta.actualText) face.actualText = true;
-    if (Object.values(designFaces).some((d) => d.id === id)) face.asciiFastPath = true;
+    face = makeFace(
+      id,
+      new Uint8Array(loadBytes(id)),
+      { shape: meta.shape, serif: meta.serif, bold: id.endsWith('bold') || id.endsWith('700') },
+      {
+        script: meta.script,
+        actualText: meta.actualText ?? false,
+        asciiFastPath: Object.values(designFaces).some((d) => d.id === id),
+      },
+    );
     faces.set(id, face);
   }
   return face;

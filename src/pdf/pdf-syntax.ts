@@ -49,12 +49,20 @@ export function hexTextString(text: string): string {
   return `${hex}>`;
 }
 
+// The last date written: a batch's documents and seals all carry the same one.
+let lastDate = { iso: '', pdf: '' };
+
 /** ISO timestamp -> `(D:20261121093000Z)`. */
 export function pdfDate(iso: string): string {
+  if (iso === lastDate.iso) return lastDate.pdf;
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '(D:19700101000000Z)';
-  const t = date.toISOString();
-  return `(D:${t.slice(0, 4)}${t.slice(5, 7)}${t.slice(8, 10)}${t.slice(11, 13)}${t.slice(14, 16)}${t.slice(17, 19)}Z)`;
+  let pdf = '(D:19700101000000Z)';
+  if (!Number.isNaN(date.getTime())) {
+    const t = date.toISOString();
+    pdf = `(D:${t.slice(0, 4)}${t.slice(5, 7)}${t.slice(8, 10)}${t.slice(11, 13)}${t.slice(14, 16)}${t.slice(17, 19)}Z)`;
+  }
+  lastDate = { iso, pdf };
+  return pdf;
 }
 
 export function hex4(n: number): string {
@@ -148,6 +156,16 @@ export class PdfWriter {
       at += typeof chunk === 'string' ? out.write(chunk, at, 'latin1') : chunk.copy(out, at);
     }
     return at;
+  }
+
+  /**
+   * The bytes written so far in shared memory, which threads hand on without copying, with each
+   * object's offset by its number (for a document left for its seal: the writer is done with).
+   */
+  sharedBody(): { bytes: Buffer; offsets: number[] } {
+    const bytes = Buffer.from(new SharedArrayBuffer(this.length));
+    this.copyInto(bytes);
+    return { bytes, offsets: this.offsets };
   }
 
   /**

@@ -43,27 +43,34 @@ function compiledFor(template: RenderTask['template']): CompiledTemplate {
   return compiled;
 }
 
+// The bytes in a buffer of their own, exactly sized, so that they can be moved to the main thread
+// (posting a pooled Buffer would clone its whole backing store); the writer's are, mostly.
+const own = (b: Buffer): Uint8Array => (b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b));
+
 export default function renderTask(task: RenderTask) {
   adoptFontBytes(task.fonts);
   const compiled = compiledFor(task.template);
   releaseFaces();
   const outcomes = task.items.map((item): WorkerOutcome => {
-    // A fresh, exactly sized copy: posting a pooled Buffer would clone its whole backing store.
     if (task.sealable) {
       const result = renderDocument(compiled, item, true);
       if (!result.ok) return result;
       if (!('unsealed' in result)) throw new Error('a sealable document was finished');
+      // The body is in shared memory (PdfWriter.sharedBody): the main thread hands it on to a PDF
+      // thread for the seal (proof.worker.ts) without copying it, and may hand it on again.
       const { body, offsets, base, fileId } = result.unsealed;
-      return { ok: true, pdf: new Uint8Array(body), sha256: '', seal: { offsets, base, fileId } };
+      return { ok: true, pdf: body, sha256: '', seal: { offsets, base, fileId } };
     }
     const result = renderDocument(compiled, item);
     if (!result.ok) return result;
-    return { ok: true, pdf: new Uint8Array(result.pdf), sha256: result.sha256 };
+    return { ok: true, pdf: own(result.pdf), sha256: result.sha256 };
   });
-  // The copies are moved to the main thread, not cloned: no second copy of a batch's PDFs is made
-  // there, and none is left here for the garbage collector.
+  // The finished files are moved to the main thread, not cloned: no second copy of a batch's PDFs
+  // is made there, and none is left here for the garbage collector.
   return move({
-    [transferableSymbol]: outcomes.flatMap((o) => (o.ok ? [o.pdf.buffer] : [])),
+    [transferableSymbol]: outcomes.flatMap((o) =>
+      o.ok && o.pdf.buffer instanceof ArrayBuffer ? [o.pdf.buffer] : [],
+    ),
     [valueSymbol]: outcomes,
   });
 }

@@ -138,7 +138,9 @@ function pairKerning(hbFont: hb.Font, face: Face, a: number, b: number): number 
 }
 
 function offset(glyphs: ShapedGlyph[], by: number): ShapedGlyph[] {
-  return by === 0 ? glyphs : glyphs.map((g) => ({ ...g, cluster: g.cluster + by }));
+  // A literal in the same field order as the others (a spread made glyphs of another shape).
+  if (by === 0) return glyphs;
+  return glyphs.map((g) => ({ gid: g.gid, cluster: g.cluster + by, advance: g.advance, dx: g.dx, dy: g.dy }));
 }
 
 function harfbuzz(font: hb.Font, piece: string, rtl: boolean): ShapedGlyph[] {
