@@ -58,12 +58,19 @@ function usableTarget(state: grants.CredentialRequestState, now: Date): ClaimTar
   }
 }
 
-/** The c_nonce of the request's one key proof, read ahead of the checks; undefined when unreadable. */
+/**
+ * The c_nonce of the request's one key proof, read ahead of the checks (which read it again, in
+ * full: proofNonce); undefined when unreadable.
+ */
 function leadingNonce(body: unknown): { jwt: string; nonce: string } | undefined {
   const jwt = (body as { proofs?: { jwt?: unknown[] } } | null)?.proofs?.jwt?.[0];
-  if (typeof jwt !== 'string') return undefined;
+  const payload = typeof jwt === 'string' ? jwt.split('.')[1] : undefined;
+  if (payload === undefined) return undefined;
   try {
-    return { jwt, nonce: proofNonce(jwt) };
+    const read = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { nonce?: unknown } | null;
+    return typeof read?.nonce === 'string' && read.nonce !== ''
+      ? { jwt: jwt as string, nonce: read.nonce }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -131,13 +138,22 @@ async function bind(
 
 type ParsedRequest = ReturnType<Openid4vciIssuer['parseCredentialRequest']>;
 
-// The request's own checks (CPU only: the configuration named, the library's parsing), made while
-// its state is read; what they find, or their refusal, is taken once the token has been checked.
+interface CheckedRequest {
+  configuration: ConfigurationId;
+  parsed: ParsedRequest;
+  /** The one key proof, and the c_nonce it carries. */
+  jwt: string;
+  nonce: string;
+}
+
+// The request's own checks (CPU only: the configuration named, the library's parsing, the one key
+// proof and its c_nonce), made while its state is read; what they find, or their refusal, is taken
+// once the token has been checked.
 function checkedRequest(
   library: Openid4vciIssuer,
   metadata: IssuerMetadataResult,
   body: unknown,
-): () => { configuration: ConfigurationId; parsed: ParsedRequest } {
+): () => CheckedRequest {
   try {
     const configuration = requestedConfiguration(body);
     let parsed: ParsedRequest;
@@ -149,7 +165,13 @@ function checkedRequest(
     } catch (err) {
       throw new Oid4vciError('invalid_credential_request', (err as Error).message.split('\n')[0]!);
     }
-    return () => ({ configuration, parsed });
+    const jwts = parsed.proofs?.jwt;
+    if (!jwts || jwts.length !== 1) {
+      throw new Oid4vciError('invalid_proof', 'Send exactly one key proof, of proof type jwt');
+    }
+    const jwt = jwts[0]!;
+    const checked = { configuration, parsed, jwt, nonce: proofNonce(jwt) };
+    return () => checked;
   } catch (err) {
     return () => {
       throw err;
@@ -182,15 +204,9 @@ export async function issueCredential(opts: {
   const state = await reading;
   if (!state) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
   const target = usableTarget(state, now);
-  const { configuration, parsed } = request();
+  const { configuration, parsed, jwt, nonce } = request();
   const maker = prepareMaker(opts.makers, configuration, target);
-  const jwts = parsed.proofs?.jwt;
-  if (!jwts || jwts.length !== 1) {
-    throw new Oid4vciError('invalid_proof', 'Send exactly one key proof, of proof type jwt');
-  }
-  const jwt = jwts[0]!;
-  const readAhead = leading?.jwt === jwt;
-  const nonce = readAhead ? leading.nonce : proofNonce(jwt);
+  const readAhead = leading?.jwt === jwt && leading.nonce === nonce;
   const nonceHash = opts.nonceSha256(nonce);
   const nonceExpiresAt = readAhead
     ? state.nonceExpiresAt
