@@ -75,8 +75,12 @@ export function createBoundCredentials() {
   };
 
   return {
-    /** The frozen credential (its bytes) bound to `holderDid`, signed by `key` at `now`. */
-    async sign(input: { frozen: Buffer; holderDid: string; key: CredentialKey; now: Date }) {
+    /**
+     * The frozen credential (its bytes) bound to `holderDid`, ready to be signed by `key` at `now`:
+     * every refusal comes here, none from the signature, so that a claim can be recorded before it is
+     * signed (oid4vci-credential.ts).
+     */
+    async bind(input: { frozen: Buffer; holderDid: string; key: CredentialKey; now: Date }) {
       if (!isHolderDid(input.holderDid)) {
         throw new ValidationError([{ path: ['holder'], message: 'The holder must be a DID' }]);
       }
@@ -90,7 +94,7 @@ export function createBoundCredentials() {
       const document = shape((i) => values[i]!, expiring);
       if (!expiring) delete (document as { validUntil?: string }).validUntil;
       const template = await templateFor(context, expiring);
-      return signFromTemplate(document, template, values, input.key.signer, input.now.toISOString());
+      return () => signFromTemplate(document, template, values, input.key.signer, input.now.toISOString());
     },
   };
 }

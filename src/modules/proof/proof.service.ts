@@ -156,13 +156,14 @@ export function createProofService(deps: {
   }
 
   // The certificate's frozen credential and the account's current key, read in one round trip
-  // (nothing is written), ready to sign the credential bound to a holder: an OID4VCI request reads
-  // them while its key proof is checked. NotFoundError when the certificate has no credential.
+  // (nothing is written), ready to bind the credential to a holder and then sign it: an OID4VCI
+  // request reads them while its key proof is checked, and signs while its claim is recorded.
+  // NotFoundError when the certificate has no credential.
   async function boundSigner(input: { accountId: string; certificateId: string }) {
     const read = await readCredentialAndKey(db, input.accountId, input.certificateId);
     if (!read) throw new NotFoundError('Credential');
     const key = await signingKeys.credentialKey(input.accountId, db, read.key);
-    return (holderDid: string, now: Date) => bound.sign({ frozen: read.body, holderDid, key, now });
+    return (holderDid: string, now: Date) => bound.bind({ frozen: read.body, holderDid, key, now });
   }
 
   return {
@@ -227,7 +228,8 @@ export function createProofService(deps: {
       holderDid: string;
       now: Date;
     }): Promise<Record<string, unknown>> {
-      return (await boundSigner(input))(input.holderDid, input.now);
+      const sign = await (await boundSigner(input))(input.holderDid, input.now);
+      return sign();
     },
 
     didDocument: documents.didDocument,

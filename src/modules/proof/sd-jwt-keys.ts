@@ -1,5 +1,4 @@
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
-import { ES256 } from '@sd-jwt/crypto-nodejs';
+import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { Db } from '../../platform/db/db.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { KeyVault } from '../../platform/proof/key-vault.js';
@@ -34,6 +33,15 @@ function publicKeyOf(row: repo.SdJwtKeyRow): SdJwtPublicKey {
     jwk: { kty, crv, x, y, kid: row.id, alg: 'ES256', use: 'sig' },
     current: row.retired_at === null,
   };
+}
+
+// ES256 as JWS has it (RFC 7515 appendix A.3: r || s, base64url), signed on this thread: a claim's
+// SD-JWT VC waits on its signature, which WebCrypto (@sd-jwt/crypto-nodejs's ES256) would make on
+// the libuv thread pool, a hop there and back, and several times the CPU.
+function es256(privateKey: KeyObject, data: string): string {
+  return sign('sha256', Buffer.from(data), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString(
+    'base64url',
+  );
 }
 
 export function createSdJwtKeys(deps: { db: Db; vault: KeyVault | undefined }) {
@@ -72,9 +80,8 @@ export function createSdJwtKeys(deps: { db: Db; vault: KeyVault | undefined }) {
     let key = opened.get(row.id);
     if (!key) {
       const der = vaultOf().open(row.private_key, row.id);
-      const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
-      key = ES256.getSigner(jwk).then((sign) => ({ kid: row.id, sign }));
-      key.catch(() => opened.delete(row.id));
+      const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+      key = Promise.resolve({ kid: row.id, sign: async (data: string) => es256(privateKey, data) });
       opened.set(row.id, key);
     }
     return key;

@@ -148,13 +148,16 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
 
     /** For a claim: the account's current key, read (made on first use) ahead of the holder's, as
      * an OID4VCI request reads it while its key proof is checked; then issueSdJwtVc's work with that
-     * key. The entry's commit is not waited for on disk: the claim's record, committed synchronously
-     * before the credential leaves, flushes it (the caller must record the claim so). */
+     * key in two steps: the checks and the status entry (every refusal), then the signature, made
+     * while the claim is recorded. The entry's commit is not waited for on disk: the claim's record,
+     * committed synchronously before the credential leaves, flushes it (the caller must record the
+     * claim so). */
     async sdJwtVcIssuer(accountId: string) {
       const key = await deps.keys.current(accountId);
       return async (req: SdJwtVcRequest) => {
         const jwk = holderKey(req.holderJwk);
-        return sign(key, jwk, req, await subjectAndEntry(req, 'later'));
+        const read = await subjectAndEntry(req, 'later');
+        return () => sign(key, jwk, req, read);
       };
     },
   };

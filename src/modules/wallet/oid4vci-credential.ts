@@ -7,37 +7,45 @@ import { recordClaimAtOnce } from './claims.repository.js';
 import * as grants from './oid4vci-grants.repository.js';
 import { Oid4vciError } from './oid4vci-errors.js';
 import { checkKeyProof, proofNonce } from './oid4vci-key-proof.js';
+import { letStatementsOut } from '../../platform/event-loop.js';
 import { CONFIGURATION_IDS, FORMAT_OF, type ConfigurationId } from './oid4vci-metadata.js';
 import type { HolderKey } from './oid4vci-proof-keys.js';
 
 // The credential endpoint's work (OID4VCI 1.0 section 8): the claim token behind the access token
 // must still be usable; the request names one configuration and carries one jwt key proof with a
-// c_nonce of this issuer; the credential is made for the proof's holder, then the nonce is used up,
-// the claim counted and recorded in one statement. Nothing is written when anything is refused.
-// The access token, its claim token and the proof's c_nonce are read in one round trip before the
-// checks, which then refuse in the order they always have (token, request, proof); what the
-// credential needs of the certificate (the frozen credential, the account's key) is read while the
-// request and the proof are checked.
+// c_nonce of this issuer; the credential is bound to the proof's holder, then the nonce is used up,
+// the claim counted and recorded in one statement, and the credential leaves once that has
+// committed. Nothing is written when anything is refused.
+// Speed-first (issue 31: a claim costs one signature): the CPU work overlaps the database's. The
+// access token, its claim token and the proof's c_nonce are read in one round trip while the
+// request is parsed; what the credential needs of the certificate (the frozen credential, the
+// account's key) is read while the proof is checked; the credential is signed while the claim's
+// record commits. The refusals come in the order they always have (token, request, proof, then the
+// certificate's), all before the claim is recorded: the signature refuses nothing.
+
+/** The last step of making a credential: its signature, which refuses nothing. */
+export type Signing<T> = () => Promise<T>;
 
 /**
  * How the two formats are made; the composition root wires them to the proof module. Each first
  * reads what it needs of the certificate and the account (nothing is written: it runs while the
- * request and its key proof are checked), then makes the credential for the proven holder.
+ * key proof is checked), then binds the credential to the proven holder (every refusal of the
+ * certificate's comes there), then signs it.
  */
 export interface CredentialMakers {
   /** The Open Badges 3.0 credential bound to the holder's DID, signed now (ldp_vc). */
   ldpVc?: (input: {
     accountId: string;
     certificateId: string;
-  }) => Promise<(holderDid: string, now: Date) => Promise<Record<string, unknown>>>;
+  }) => Promise<(holderDid: string, now: Date) => Promise<Signing<Record<string, unknown>>>>;
   /** The SD-JWT VC (dc+sd-jwt) with the holder's public key as its confirmation key. */
   sdJwt?: (input: {
     accountId: string;
     certificateId: string;
-  }) => Promise<(holderJwk: JsonWebKey, now: Date) => Promise<string>>;
+  }) => Promise<(holderJwk: JsonWebKey, now: Date) => Promise<Signing<string>>>;
 }
 
-type Maker = (holder: HolderKey, now: Date) => Promise<string | Record<string, unknown>>;
+type Maker = (holder: HolderKey, now: Date) => Promise<Signing<string | Record<string, unknown>>>;
 
 function usableTarget(state: grants.CredentialRequestState, now: Date): ClaimTarget {
   try {
@@ -50,12 +58,19 @@ function usableTarget(state: grants.CredentialRequestState, now: Date): ClaimTar
   }
 }
 
-/** The c_nonce of the request's one key proof, read ahead of the checks; undefined when unreadable. */
+/**
+ * The c_nonce of the request's one key proof, read ahead of the checks (which read it again, in
+ * full: proofNonce); undefined when unreadable.
+ */
 function leadingNonce(body: unknown): { jwt: string; nonce: string } | undefined {
   const jwt = (body as { proofs?: { jwt?: unknown[] } } | null)?.proofs?.jwt?.[0];
-  if (typeof jwt !== 'string') return undefined;
+  const payload = typeof jwt === 'string' ? jwt.split('.')[1] : undefined;
+  if (payload === undefined) return undefined;
   try {
-    return { jwt, nonce: proofNonce(jwt) };
+    const read = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { nonce?: unknown } | null;
+    return typeof read?.nonce === 'string' && read.nonce !== ''
+      ? { jwt: jwt as string, nonce: read.nonce }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -100,12 +115,12 @@ function prepareMaker(
   return prepared;
 }
 
-async function make(
+async function bind(
   prepared: Promise<Maker | undefined>,
   configuration: ConfigurationId,
   holder: HolderKey,
   now: Date,
-): Promise<string | Record<string, unknown>> {
+): Promise<Signing<string | Record<string, unknown>>> {
   try {
     const maker = await prepared;
     if (maker) return await maker(holder, now);
@@ -121,6 +136,49 @@ async function make(
   throw new Oid4vciError('credential_request_denied', `This instance cannot issue ${configuration}`);
 }
 
+type ParsedRequest = ReturnType<Openid4vciIssuer['parseCredentialRequest']>;
+
+interface CheckedRequest {
+  configuration: ConfigurationId;
+  parsed: ParsedRequest;
+  /** The one key proof, and the c_nonce it carries. */
+  jwt: string;
+  nonce: string;
+}
+
+// The request's own checks (CPU only: the configuration named, the library's parsing, the one key
+// proof and its c_nonce), made while its state is read; what they find, or their refusal, is taken
+// once the token has been checked.
+function checkedRequest(
+  library: Openid4vciIssuer,
+  metadata: IssuerMetadataResult,
+  body: unknown,
+): () => CheckedRequest {
+  try {
+    const configuration = requestedConfiguration(body);
+    let parsed: ParsedRequest;
+    try {
+      parsed = library.parseCredentialRequest({
+        issuerMetadata: metadata,
+        credentialRequest: body as Record<string, unknown>,
+      });
+    } catch (err) {
+      throw new Oid4vciError('invalid_credential_request', (err as Error).message.split('\n')[0]!);
+    }
+    const jwts = parsed.proofs?.jwt;
+    if (!jwts || jwts.length !== 1) {
+      throw new Oid4vciError('invalid_proof', 'Send exactly one key proof, of proof type jwt');
+    }
+    const jwt = jwts[0]!;
+    const checked = { configuration, parsed, jwt, nonce: proofNonce(jwt) };
+    return () => checked;
+  } catch (err) {
+    return () => {
+      throw err;
+    };
+  }
+}
+
 export async function issueCredential(opts: {
   db: Db;
   library: Openid4vciIssuer;
@@ -134,37 +192,27 @@ export async function issueCredential(opts: {
 }) {
   const { db, library, accountId, now } = opts;
   const leading = leadingNonce(opts.body);
-  const state = await grants.credentialRequestState(db, {
+  const reading = grants.credentialRequestState(db, {
     accountId,
     tokenSha256: opts.accessTokenSha256,
     nonceSha256: leading ? opts.nonceSha256(leading.nonce) : null,
     now,
   });
+  reading.catch(() => undefined);
+  await letStatementsOut();
+  const request = checkedRequest(library, opts.metadata, opts.body);
+  const state = await reading;
   if (!state) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
   const target = usableTarget(state, now);
-  const configuration = requestedConfiguration(opts.body);
+  const { configuration, parsed, jwt, nonce } = request();
   const maker = prepareMaker(opts.makers, configuration, target);
-  let parsed;
-  try {
-    parsed = library.parseCredentialRequest({
-      issuerMetadata: opts.metadata,
-      credentialRequest: opts.body as Record<string, unknown>,
-    });
-  } catch (err) {
-    throw new Oid4vciError('invalid_credential_request', (err as Error).message.split('\n')[0]!);
-  }
-  const jwts = parsed.proofs?.jwt;
-  if (!jwts || jwts.length !== 1) {
-    throw new Oid4vciError('invalid_proof', 'Send exactly one key proof, of proof type jwt');
-  }
-  const jwt = jwts[0]!;
-  const readAhead = leading?.jwt === jwt;
-  const nonce = readAhead ? leading.nonce : proofNonce(jwt);
+  const readAhead = leading?.jwt === jwt && leading.nonce === nonce;
   const nonceHash = opts.nonceSha256(nonce);
   const nonceExpiresAt = readAhead
     ? state.nonceExpiresAt
     : await grants.nonceExpiry(db, accountId, nonceHash, now);
   if (!nonceExpiresAt) throw staleNonce();
+  await letStatementsOut();
   const { holder } = await checkKeyProof(library, {
     metadata: opts.metadata,
     jwt,
@@ -172,8 +220,10 @@ export async function issueCredential(opts: {
     nonceExpiresAt,
     now,
   });
-  const credential = await make(maker, configuration, holder, now);
-  const outcome = await recordClaimAtOnce(db, {
+  const signing = await bind(maker, configuration, holder, now);
+  // Recorded first, signed while the record commits; the credential leaves once both are done. A
+  // signature that failed (a fault, never a refusal) would leave a claim counted and nothing sent.
+  const recording = recordClaimAtOnce(db, {
     tokenId: target.tokenId,
     certificateId: target.certificateId,
     accountId,
@@ -183,6 +233,10 @@ export async function issueCredential(opts: {
     protocol: 'OID4VCI',
     format: FORMAT_OF[configuration],
   });
+  recording.catch(() => undefined);
+  await letStatementsOut();
+  const credential = await signing();
+  const outcome = await recording;
   if (outcome === 'grant_spent') throw staleNonce();
   if (outcome === 'used_up') {
     throw new Oid4vciError('credential_request_denied', new ClaimTokenGoneError('used_up').message);
