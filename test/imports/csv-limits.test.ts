@@ -99,7 +99,8 @@ describe('CSV limits: the dashboard upload', () => {
     assert.match(res.body, SIZE_LIMIT);
     // The upload form again, with the template still chosen.
     assert.match(res.body, /enctype="multipart\/form-data"/);
-    assert.ok(ms < 2_000, `answered in ${Math.round(ms)} ms`);
+    // A guard against a hang or a full read, not a speed check (the figure is in the diagnostic).
+    assert.ok(ms < 10_000, `answered in ${Math.round(ms)} ms`);
     await nothingCreated(tenant);
   });
 
@@ -110,7 +111,8 @@ describe('CSV limits: the dashboard upload', () => {
     ctx.diagnostic(`${file.length} bytes of a,b,c rows refused in ${Math.round(ms)} ms`);
     assert.equal(res.statusCode, 422, res.body.slice(0, 300));
     assert.match(res.body, ROWS_LIMIT);
-    assert.ok(ms < 2_000, `answered in ${Math.round(ms)} ms`);
+    // A guard against a hang or a full read, not a speed check (the figure is in the diagnostic).
+    assert.ok(ms < 10_000, `answered in ${Math.round(ms)} ms`);
     await nothingCreated(tenant);
   });
 
@@ -167,7 +169,7 @@ describe('CSV limits: certsvc import', () => {
     assert.match(huge.stderr, /tiny-20mib\.csv: The file is larger than 20 MB: at most 20 MB/);
     assert.equal(huge.stdout, '');
     assert.ok(
-      huge.ms - baseline.ms < 2_000,
+      huge.ms - baseline.ms < 10_000, // a guard against a hang, not a speed check
       `${Math.round(huge.ms)} ms, start ${Math.round(baseline.ms)} ms`,
     );
 
