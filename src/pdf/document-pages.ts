@@ -100,16 +100,21 @@ export function drawParts(
   }));
 }
 
-// Speed-first: the name element's attributes of names seen lately (a batch repeats its names).
-const nameAttrsSeen = new Map<string, string>();
+// Speed-first: the name element's attributes of names seen lately (a batch repeats its names), by
+// the document's language, then the name (no key joined per document).
+const nameAttrsSeen = new Map<string, Map<string, string>>();
+let nameAttrsCount = 0;
 function nameAttributes(name: string, lang: string): string {
-  const key = `${lang}\u0000${name}`;
-  let attrs = nameAttrsSeen.get(key);
-  if (attrs === undefined) {
-    attrs = ` /Lang ${textString(textLanguage(name, lang))} /ActualText ${textString(name)}`;
-    if (nameAttrsSeen.size >= 4096) nameAttrsSeen.clear();
-    nameAttrsSeen.set(key, attrs);
+  let attrs = nameAttrsSeen.get(lang)?.get(name);
+  if (attrs !== undefined) return attrs;
+  attrs = ` /Lang ${textString(textLanguage(name, lang))} /ActualText ${textString(name)}`;
+  if (nameAttrsCount++ >= 4096) {
+    nameAttrsSeen.clear();
+    nameAttrsCount = 0;
   }
+  let seen = nameAttrsSeen.get(lang);
+  if (!seen) nameAttrsSeen.set(lang, (seen = new Map()));
+  seen.set(name, attrs);
   return attrs;
 }
 

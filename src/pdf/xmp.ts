@@ -1,3 +1,5 @@
+import { pdfDate } from './pdf-syntax.js';
+
 // The XMP metadata of a PDF/A-3a and PDF/UA-1 file (the catalog's /Metadata, uncompressed): the
 // identifications (pdfaid part 3, conformance A; pdfuaid part 1, with the extension schema PDF/A
 // asks for a namespace outside its predefined ones), and the document information again: dc:title
@@ -70,9 +72,9 @@ export function xmpHalves(title: string, lang: string): { head: Buffer; tail: Bu
 
 /** ISO timestamp -> the XMP date of the same second as pdfDate's (`2026-11-21T09:30:00Z`). */
 export function xmpDate(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '1970-01-01T00:00:00Z';
-  return `${date.toISOString().slice(0, 19)}Z`;
+  // From pdfDate's `(D:20261121093000Z)`: the date parsed once for both (pdfDate keeps the last).
+  const d = pdfDate(iso);
+  return `${d.slice(3, 7)}-${d.slice(7, 9)}-${d.slice(9, 11)}T${d.slice(11, 13)}:${d.slice(13, 15)}:${d.slice(15, 17)}Z`;
 }
 
 export const METADATA_DICT = '/Type /Metadata /Subtype /XML';
