@@ -156,14 +156,22 @@ export function writeStructure(writer: PdfWriter, opts: StructureOptions): void 
   }
   const { placed, root } = layout(opts);
   writer.objects(placed.map(([node, id, head]) => [id, `${head}${node.attrs} >>`]));
+  const plannable =
+    nodes !== undefined &&
+    opts.plans !== undefined &&
+    opts.plans.size < 16 &&
+    nodes.every((n) => n.id !== undefined || n.k.every((k) => typeof k === 'number'));
+  if (!plannable) {
+    writer.objects(root);
+    return;
+  }
+  // The root's objects as bytes of their own, written now and kept for the documents to come.
   const tail = new PdfWriter();
   tail.objects(root);
   const built = tail.build();
   writer.prebuilt(built.bytes, built.offsets);
-  if (!nodes || !opts.plans || opts.plans.size >= 16) return;
-  if (!nodes.every((n) => n.id !== undefined || n.k.every((k) => typeof k === 'number'))) return;
   const index = new Map(nodes.map((node, i) => [node, i]));
-  opts.plans.set(key, {
+  opts.plans!.set(key, {
     nodes,
     placed: placed.map(([node, id, head]) => [index.get(node)!, id, head]),
     tail: built,
