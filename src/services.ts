@@ -251,8 +251,8 @@ const BUILD: { [K in ServiceName]: (p: Parts) => Promise<ServiceMap[K]> } = {
       makers: {
         ldpVc: (input) => proof.boundSigner(input),
         sdJwt: async (input) => {
-          const issue = await proof.sdJwtVcIssuer(input.accountId);
-          return (holderJwk, now) => issue({ ...input, holderJwk: { ...holderJwk }, now });
+          const bind = await proof.sdJwtVcIssuer(input);
+          return (holderJwk) => bind({ ...holderJwk });
         },
       },
     });

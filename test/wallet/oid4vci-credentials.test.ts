@@ -182,6 +182,48 @@ describe('OID4VCI: the credentials', () => {
     await assert.rejects(verifier.verify(sdJwt), 'the verifier refuses a revoked credential');
   });
 
+  it('an SD-JWT VC request whose key proof is refused records nothing; its later claim uses the one status entry', async () => {
+    const { certificate, token } = await newClaim();
+    const holder = p256Holder();
+    const { jwt, accessToken } = await prepareCredentialRequest(
+      base,
+      token,
+      holder,
+      'LearningCredential_sd_jwt',
+    );
+    const [head, body, signature] = jwt.split('.');
+    const forged = `${head}.${body}.${signature!.slice(0, -4)}${signature!.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    const refused = await fetch(`${base}/issuers/${tenant.accountId}/oid4vci/credential`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        credential_configuration_id: 'LearningCredential_sd_jwt',
+        proofs: { jwt: [forged] },
+      }),
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(((await refused.json()) as Json).error, 'invalid_proof');
+    assert.equal((await claimsOf(certificate.id)).length, 0, 'no claim recorded');
+    const nonce = decodePart(body!).nonce as string;
+    const unused = await t.deps.db.query('SELECT used_at FROM oid4vci_nonces WHERE nonce_sha256 = $1', [
+      createHash('sha256').update(nonce).digest(),
+    ]);
+    assert.equal(unused.rows[0]?.used_at, null, 'the nonce is still unused');
+
+    const { credential } = await claim(token, holder, 'LearningCredential_sd_jwt');
+    const status = decodePart((credential as string).split('~')[0]!.split('.')[1]!).status.status_list;
+    const { rows } = await t.deps.db.query<{ idx: number }>(
+      'SELECT idx FROM token_status_entries WHERE certificate_id = $1',
+      [certificate.id],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.idx),
+      [status.idx],
+      "one entry, the credential's",
+    );
+    assert.equal((await claimsOf(certificate.id)).length, 1);
+  });
+
   it('one access token serves both formats; a nonce serves one proof; the fifth claim is the last', async () => {
     const { certificate, token } = await newClaim();
     const holder = await ed25519Holder();

@@ -76,25 +76,28 @@ export function createBoundCredentials() {
 
   return {
     /**
-     * The frozen credential (its bytes) bound to `holderDid`, ready to be signed by `key` at `now`:
-     * every refusal comes here, none from the signature, so that a claim can be recorded before it is
-     * signed (oid4vci-credential.ts).
+     * The frozen credential read from its bytes (parsed, its template compiled or found), while the
+     * claim's other checks run; then bound to `holderDid`, ready to be signed by `key` at `now`:
+     * every refusal comes before the signature, so that a claim can be recorded before it is signed
+     * (oid4vci-credential.ts).
      */
-    async bind(input: { frozen: Buffer; holderDid: string; key: CredentialKey; now: Date }) {
-      if (!isHolderDid(input.holderDid)) {
-        throw new ValidationError([{ path: ['holder'], message: 'The holder must be a DID' }]);
-      }
-      const frozen = JSON.parse(input.frozen.toString('utf8')) as Frozen;
-      const values = frozenValues(frozen);
-      if (!values) throw new Error('The frozen credential is not of a known shape');
-      values[0] = `urn:uuid:${randomUUID()}`;
-      values[15] = input.holderDid;
+    async read(frozenBytes: Buffer) {
+      const frozen = JSON.parse(frozenBytes.toString('utf8')) as Frozen;
+      const read = frozenValues(frozen);
+      if (!read) throw new Error('The frozen credential is not of a known shape');
       const expiring = Boolean(frozen.validUntil);
-      const context: [string, string] = [values[16]!, values[17]!];
-      const document = shape((i) => values[i]!, expiring);
-      if (!expiring) delete (document as { validUntil?: string }).validUntil;
-      const template = await templateFor(context, expiring);
-      return () => signFromTemplate(document, template, values, input.key.signer, input.now.toISOString());
+      const template = await templateFor([read[16]!, read[17]!], expiring);
+      return (input: { holderDid: string; key: CredentialKey; now: Date }) => {
+        if (!isHolderDid(input.holderDid)) {
+          throw new ValidationError([{ path: ['holder'], message: 'The holder must be a DID' }]);
+        }
+        const values = [...read];
+        values[0] = `urn:uuid:${randomUUID()}`;
+        values[15] = input.holderDid;
+        const document = shape((i) => values[i]!, expiring);
+        if (!expiring) delete (document as { validUntil?: string }).validUntil;
+        return () => signFromTemplate(document, template, values, input.key.signer, input.now.toISOString());
+      };
     },
   };
 }

@@ -155,15 +155,18 @@ export function createProofService(deps: {
     }
   }
 
-  // The certificate's frozen credential and the account's current key, read in one round trip
-  // (nothing is written), ready to bind the credential to a holder and then sign it: an OID4VCI
-  // request reads them while its key proof is checked, and signs while its claim is recorded.
-  // NotFoundError when the certificate has no credential.
-  async function boundSigner(input: { accountId: string; certificateId: string }) {
+  // The certificate's frozen credential (parsed) and the account's current key, read in one round
+  // trip (nothing is written), ready to bind the credential to a holder and then sign it at `now`:
+  // an OID4VCI request reads them while its key proof is checked, and signs while its claim is
+  // recorded. NotFoundError when the certificate has no credential.
+  async function boundSigner(input: { accountId: string; certificateId: string; now: Date }) {
     const read = await readCredentialAndKey(db, input.accountId, input.certificateId);
     if (!read) throw new NotFoundError('Credential');
-    const key = await signingKeys.credentialKey(input.accountId, db, read.key);
-    return (holderDid: string, now: Date) => bound.bind({ frozen: read.body, holderDid, key, now });
+    const [key, bind] = await Promise.all([
+      signingKeys.credentialKey(input.accountId, db, read.key),
+      bound.read(read.body),
+    ]);
+    return (holderDid: string) => bind({ holderDid, key, now: input.now });
   }
 
   return {
@@ -228,8 +231,7 @@ export function createProofService(deps: {
       holderDid: string;
       now: Date;
     }): Promise<Record<string, unknown>> {
-      const sign = await (await boundSigner(input))(input.holderDid, input.now);
-      return sign();
+      return (await boundSigner(input))(input.holderDid)();
     },
 
     didDocument: documents.didDocument,

@@ -96,7 +96,7 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
   // statement could not take an entry. `flush: 'later'` for a claim, whose record commits
   // synchronously after it and before the credential leaves (subjectWithEntry).
   async function subjectAndEntry(
-    req: SdJwtVcRequest,
+    req: Omit<SdJwtVcRequest, 'holderJwk'>,
     flush: 'now' | 'later' = 'now',
   ): Promise<SubjectAndEntry> {
     const read = await subjectWithEntry(db, { ...req, flush });
@@ -111,7 +111,12 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
     });
   }
 
-  function sign(key: SdJwtKey, jwk: HolderJwk, req: SdJwtVcRequest, read: SubjectAndEntry): Promise<string> {
+  function sign(
+    key: SdJwtKey,
+    jwk: HolderJwk,
+    req: Omit<SdJwtVcRequest, 'holderJwk'>,
+    read: SubjectAndEntry,
+  ): Promise<string> {
     const { subject, entry } = read;
     const claims = claimsOf(subject);
     const payload: SdJwtVcPayload & typeof claims = {
@@ -146,18 +151,24 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
       return sign(key.value, jwk, req, read.value);
     },
 
-    /** For a claim: the account's current key, read (made on first use) ahead of the holder's, as
-     * an OID4VCI request reads it while its key proof is checked; then issueSdJwtVc's work with that
-     * key in two steps: the checks and the status entry (every refusal), then the signature, made
-     * while the claim is recorded. The entry's commit is not waited for on disk: the claim's record,
-     * committed synchronously before the credential leaves, flushes it (the caller must record the
-     * claim so). */
-    async sdJwtVcIssuer(accountId: string) {
-      const key = await deps.keys.current(accountId);
-      return async (req: SdJwtVcRequest) => {
-        const jwk = holderKey(req.holderJwk);
-        const read = await subjectAndEntry(req, 'later');
-        return () => sign(key, jwk, req, read);
+    /** For a claim: the account's current key (made on first use) and the certificate with its
+     * status entry, read while the claim's key proof is checked; then bound to the holder's key
+     * (every refusal: the key's, the holder's JWK's, then the certificate's), ready
+     * to be signed while the claim is recorded. The entry is the certificate's, taken on its first
+     * SD-JWT VC even if the claim is then refused (it names the certificate, nothing else). Its
+     * commit is not waited for on disk: the claim's record, committed synchronously before the
+     * credential leaves, flushes it (the caller must record the claim so); a refused claim leaves an
+     * entry that a crash may lose, and then nothing named it. */
+    async sdJwtVcIssuer(input: { accountId: string; certificateId: string; now: Date }) {
+      const [key, read] = await Promise.allSettled([
+        deps.keys.current(input.accountId),
+        subjectAndEntry(input, 'later'),
+      ]);
+      if (key.status === 'rejected') throw key.reason;
+      return (holderJwk: HolderJwk) => {
+        const jwk = holderKey(holderJwk);
+        if (read.status === 'rejected') throw read.reason;
+        return () => sign(key.value, jwk, input, read.value);
       };
     },
   };

@@ -15,12 +15,13 @@ import type { HolderKey } from './oid4vci-proof-keys.js';
 // must still be usable; the request names one configuration and carries one jwt key proof with a
 // c_nonce of this issuer; the credential is bound to the proof's holder, then the nonce is used up,
 // the claim counted and recorded in one statement, and the credential leaves once that has
-// committed. Nothing is written when anything is refused.
+// committed. Nothing of the claim is written when anything is refused (an SD-JWT VC's request may
+// have taken the certificate's own status entry: CredentialMakers).
 // Speed-first (issue 31: a claim costs one signature): the CPU work overlaps the database's. The
 // access token, its claim token and the proof's c_nonce are read in one round trip while the
-// request is parsed; what the credential needs of the certificate (the frozen credential, the
-// account's key) is read while the proof is checked; the credential is signed while the claim's
-// record commits. The refusals come in the order they always have (token, request, proof, then the
+// request is parsed; what the credential needs of the certificate (the frozen credential, parsed,
+// and the account's key; the SD-JWT VC's status entry) is read while the proof is checked; the
+// credential is signed while the claim's record commits. The refusals come in the order they always have (token, request, proof, then the
 // certificate's), all before the claim is recorded: the signature refuses nothing.
 
 /** The last step of making a credential: its signature, which refuses nothing. */
@@ -28,24 +29,24 @@ export type Signing<T> = () => Promise<T>;
 
 /**
  * How the two formats are made; the composition root wires them to the proof module. Each first
- * reads what it needs of the certificate and the account (nothing is written: it runs while the
- * key proof is checked), then binds the credential to the proven holder (every refusal of the
- * certificate's comes there), then signs it.
+ * reads what it needs of the certificate and the account (the SD-JWT VC's status entry is taken
+ * there, the certificate's own: it runs while the key proof is checked), then binds the credential
+ * to the proven holder (every refusal of the certificate's comes there), then signs it at `now`.
  */
 export interface CredentialMakers {
   /** The Open Badges 3.0 credential bound to the holder's DID, signed now (ldp_vc). */
-  ldpVc?: (input: {
-    accountId: string;
-    certificateId: string;
-  }) => Promise<(holderDid: string, now: Date) => Promise<Signing<Record<string, unknown>>>>;
+  ldpVc?: (input: MakerInput) => Promise<(holderDid: string) => Signing<Record<string, unknown>>>;
   /** The SD-JWT VC (dc+sd-jwt) with the holder's public key as its confirmation key. */
-  sdJwt?: (input: {
-    accountId: string;
-    certificateId: string;
-  }) => Promise<(holderJwk: JsonWebKey, now: Date) => Promise<Signing<string>>>;
+  sdJwt?: (input: MakerInput) => Promise<(holderJwk: JsonWebKey) => Signing<string>>;
 }
 
-type Maker = (holder: HolderKey, now: Date) => Promise<Signing<string | Record<string, unknown>>>;
+interface MakerInput {
+  accountId: string;
+  certificateId: string;
+  now: Date;
+}
+
+type Maker = (holder: HolderKey) => Signing<string | Record<string, unknown>>;
 
 function usableTarget(state: grants.CredentialRequestState, now: Date): ClaimTarget {
   try {
@@ -102,14 +103,15 @@ function prepareMaker(
   makers: CredentialMakers,
   configuration: ConfigurationId,
   target: ClaimTarget,
+  now: Date,
 ): Promise<Maker | undefined> {
-  const input = { accountId: target.accountId, certificateId: target.certificateId };
+  const input = { accountId: target.accountId, certificateId: target.certificateId, now };
   const format = FORMAT_OF[configuration];
   let prepared: Promise<Maker | undefined> = Promise.resolve(undefined);
   if (format === 'ldp_vc' && makers.ldpVc) {
-    prepared = makers.ldpVc(input).then((sign) => (holder, now) => sign(holder.did, now));
+    prepared = makers.ldpVc(input).then((bind) => (holder) => bind(holder.did));
   } else if (format === 'dc+sd-jwt' && makers.sdJwt) {
-    prepared = makers.sdJwt(input).then((issue) => (holder, now) => issue(holder.jwk, now));
+    prepared = makers.sdJwt(input).then((bind) => (holder) => bind(holder.jwk));
   }
   prepared.catch(() => undefined);
   return prepared;
@@ -119,11 +121,10 @@ async function bind(
   prepared: Promise<Maker | undefined>,
   configuration: ConfigurationId,
   holder: HolderKey,
-  now: Date,
 ): Promise<Signing<string | Record<string, unknown>>> {
   try {
     const maker = await prepared;
-    if (maker) return await maker(holder, now);
+    if (maker) return maker(holder);
   } catch (err) {
     // The proof module's refusals: no credential to bind (issued before credentials existed), the
     // certificate revoked or expired, a key it will not bind to.
@@ -205,7 +206,7 @@ export async function issueCredential(opts: {
   if (!state) throw new Oid4vciError('invalid_token', 'The access token is unknown or expired');
   const target = usableTarget(state, now);
   const { configuration, parsed, jwt, nonce } = request();
-  const maker = prepareMaker(opts.makers, configuration, target);
+  const maker = prepareMaker(opts.makers, configuration, target, now);
   const readAhead = leading?.jwt === jwt && leading.nonce === nonce;
   const nonceHash = opts.nonceSha256(nonce);
   const nonceExpiresAt = readAhead
@@ -220,7 +221,7 @@ export async function issueCredential(opts: {
     nonceExpiresAt,
     now,
   });
-  const signing = await bind(maker, configuration, holder, now);
+  const signing = await bind(maker, configuration, holder);
   // Recorded first, signed while the record commits; the credential leaves once both are done. A
   // signature that failed (a fault, never a refusal) would leave a claim counted and nothing sent.
   const recording = recordClaimAtOnce(db, {
