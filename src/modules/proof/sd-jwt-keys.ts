@@ -76,7 +76,7 @@ export function createSdJwtKeys(deps: { db: Db; vault: KeyVault | undefined }) {
     return row!;
   }
 
-  function open(row: repo.SdJwtKeyRow): Promise<SdJwtKey> {
+  function open(row: Pick<repo.SdJwtKeyRow, 'id' | 'private_key'>): Promise<SdJwtKey> {
     let key = opened.get(row.id);
     if (!key) {
       const der = vaultOf().open(row.private_key, row.id);
@@ -87,12 +87,28 @@ export function createSdJwtKeys(deps: { db: Db; vault: KeyVault | undefined }) {
     return key;
   }
 
+  /** The account's current key, opened (made on first use). Throws SigningNotConfiguredError
+   * at once (not in the promise) when this process has no key vault. */
+  function current(accountId: string): Promise<SdJwtKey> {
+    vaultOf();
+    return currentOrFirst(accountId).then(open);
+  }
+
   return {
-    /** The account's current key, opened (made on first use). Throws SigningNotConfiguredError
-     * at once (not in the promise) when this process has no key vault. */
-    current(accountId: string): Promise<SdJwtKey> {
+    current,
+
+    /** Throws SigningNotConfiguredError when this process has no key vault. */
+    usable(): void {
       vaultOf();
-      return currentOrFirst(accountId).then(open);
+    },
+
+    /** The account's current key from a row just read with the certificate (subjectWithEntry), or
+     * read (made on first use) when there was none. */
+    currentFrom(
+      accountId: string,
+      row: Pick<repo.SdJwtKeyRow, 'id' | 'private_key'> | undefined,
+    ): Promise<SdJwtKey> {
+      return row ? open(row) : current(accountId);
     },
 
     /** Every key the account has signed SD-JWT VCs with (the retired ones too). `make`: a process

@@ -138,6 +138,12 @@ function subjectOf(r: SubjectRow): SdJwtSubject {
   };
 }
 
+/** The account's current SD-JWT key as subjectWithEntry reads it (sd-jwt-keys.repository.ts). */
+export interface CurrentKeyRow {
+  id: string;
+  private_key: Buffer;
+}
+
 // The usual SD-JWT VC in one round trip (a single statement, its own transaction): the certificate
 // locked against a revocation as lockSubject does, and its entry, the one it has or, when it may be
 // issued at $3, a free one of the account's newest list with room taken now (8 random candidates,
@@ -149,12 +155,22 @@ function subjectOf(r: SubjectRow): SdJwtSubject {
 // (synchronous_commit off for its own transaction), for a caller whose next write commits
 // synchronously before the entry is used (a claim's record, claims.repository.ts): PostgreSQL flushes
 // the WAL in order, so that flush makes this commit durable too.
+// The account's current SD-JWT key comes with it, when it has one (made on first use elsewhere).
 export async function subjectWithEntry(
   db: Queryable,
   input: { accountId: string; certificateId: string; now: Date; flush?: 'now' | 'later' },
-): Promise<{ subject: SdJwtSubject; entry: TokenStatusEntry | undefined } | undefined> {
+): Promise<
+  { subject: SdJwtSubject; entry: TokenStatusEntry | undefined; key: CurrentKeyRow | undefined } | undefined
+> {
   const later = input.flush === 'later';
-  const { rows } = await db.query<SubjectRow & { list: number | null; idx: number | null }>({
+  const { rows } = await db.query<
+    SubjectRow & {
+      list: number | null;
+      idx: number | null;
+      key_id: string | null;
+      private_key: Buffer | null;
+    }
+  >({
     name: later ? 'sd-jwt-subject-with-entry-flush-later' : 'sd-jwt-subject-with-entry',
     text: `WITH subject AS (
   SELECT ${SUBJECT_COLUMNS} FROM certificates WHERE id = $1 AND account_id = $2 FOR SHARE
@@ -176,16 +192,21 @@ export async function subjectWithEntry(
 ), counted AS (
   UPDATE token_status_lists l SET used = used + 1 FROM taken WHERE l.account_id = $2 AND l.n = taken.list
 )
-SELECT subject.*, e.list, e.idx
-  FROM subject LEFT JOIN (SELECT * FROM existing UNION ALL SELECT * FROM taken) e ON true${
+SELECT subject.*, e.list, e.idx, k.id AS key_id, k.private_key
+  FROM subject LEFT JOIN (SELECT * FROM existing UNION ALL SELECT * FROM taken) e ON true
+  LEFT JOIN sd_jwt_keys k ON k.account_id = $2 AND k.retired_at IS NULL${
     later ? `\n WHERE set_config('synchronous_commit', 'off', true) = 'off'` : ''
   }`,
     values: [input.certificateId, input.accountId, input.now, randomEntries(8)],
   });
   const row = rows[0];
   if (!row) return undefined;
-  const { list, idx, ...subject } = row;
-  return { subject: subjectOf(subject), entry: list === null || idx === null ? undefined : { list, idx } };
+  const { list, idx, key_id: keyId, private_key: privateKey, ...subject } = row;
+  return {
+    subject: subjectOf(subject),
+    entry: list === null || idx === null ? undefined : { list, idx },
+    key: keyId === null || privateKey === null ? undefined : { id: keyId, private_key: privateKey },
+  };
 }
 
 // The certificate, locked against a revocation until the caller's transaction ends: an entry taken

@@ -8,6 +8,7 @@ import {
   lockSubject,
   subjectWithEntry,
   takeEntry,
+  type CurrentKeyRow,
   type SdJwtSubject,
   type TokenStatusEntry,
 } from './sd-jwt-status.repository.js';
@@ -58,6 +59,8 @@ function holderKey(jwk: HolderJwk): HolderJwk {
 interface SubjectAndEntry {
   subject: SdJwtSubject;
   entry: TokenStatusEntry;
+  /** The account's current key when the statement read it (CurrentKeyRow). */
+  key?: CurrentKeyRow;
 }
 
 function claimsOf(subject: SdJwtSubject) {
@@ -101,7 +104,7 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
   ): Promise<SubjectAndEntry> {
     const read = await subjectWithEntry(db, { ...req, flush });
     const subject = checkIssuable(read?.subject, req.now);
-    if (read?.entry) return { subject, entry: read.entry };
+    if (read?.entry) return { subject, entry: read.entry, key: read.key };
     return db.transaction(async (tx) => {
       const subject = checkIssuable(await lockSubject(tx, req.accountId, req.certificateId), req.now);
       const entry =
@@ -109,6 +112,19 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
         (await takeEntry(tx, req.accountId, req.certificateId));
       return { subject, entry };
     });
+  }
+
+  // The certificate with its entry and, usually in the same statement, the account's current key.
+  // The key's refusal (no key vault: thrown before anything is read) comes first, as it always has;
+  // the certificate's is left to the caller, to come after the holder's key is checked.
+  async function keyAndSubject(req: Omit<SdJwtVcRequest, 'holderJwk'>, flush: 'now' | 'later') {
+    deps.keys.usable();
+    const [read] = await Promise.allSettled([subjectAndEntry(req, flush)]);
+    const key = await deps.keys.currentFrom(
+      req.accountId,
+      read.status === 'fulfilled' ? read.value.key : undefined,
+    );
+    return { key, read };
   }
 
   function sign(
@@ -143,12 +159,9 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
      * is revoked or expired; ValidationError for a JWK that is not a public key. */
     async issueSdJwtVc(req: SdJwtVcRequest): Promise<string> {
       const jwk = holderKey(req.holderJwk);
-      // The key and the certificate with its entry are read at once, on two connections; the key's
-      // refusal (no key vault: thrown before anything is read) comes first, as it always has.
-      const [key, read] = await Promise.allSettled([deps.keys.current(req.accountId), subjectAndEntry(req)]);
-      if (key.status === 'rejected') throw key.reason;
+      const { key, read } = await keyAndSubject(req, 'now');
       if (read.status === 'rejected') throw read.reason;
-      return sign(key.value, jwk, req, read.value);
+      return sign(key, jwk, req, read.value);
     },
 
     /** For a claim: the account's current key (made on first use) and the certificate with its
@@ -160,15 +173,11 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
      * credential leaves, flushes it (the caller must record the claim so); a refused claim leaves an
      * entry that a crash may lose, and then nothing named it. */
     async sdJwtVcIssuer(input: { accountId: string; certificateId: string; now: Date }) {
-      const [key, read] = await Promise.allSettled([
-        deps.keys.current(input.accountId),
-        subjectAndEntry(input, 'later'),
-      ]);
-      if (key.status === 'rejected') throw key.reason;
+      const { key, read } = await keyAndSubject(input, 'later');
       return (holderJwk: HolderJwk) => {
         const jwk = holderKey(holderJwk);
         if (read.status === 'rejected') throw read.reason;
-        return () => sign(key.value, jwk, input, read.value);
+        return () => sign(key, jwk, input, read.value);
       };
     },
   };
