@@ -214,5 +214,9 @@ function visualOrder(runs: TextRun[], clusters: Cluster[], levels: Uint8Array): 
       i = j;
     }
   }
-  return withLevel.map((w) => w.run);
+  // Pushed, not mapped: an array of the same elements kind as itemize's own runs (a mapped one is
+  // "holey"), so that code iterating over runs sees one hidden class.
+  const ordered: TextRun[] = [];
+  for (const w of withLevel) ordered.push(w.run);
+  return ordered;
 }
