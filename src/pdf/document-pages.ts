@@ -118,14 +118,22 @@ function nameAttributes(name: string, lang: string): string {
   return attrs;
 }
 
+// Loops and module-level functions, not closures made per document: V8 drops the optimised code of
+// closures that no live function holds at each full GC, and compiled these again (docs/benchmarks.md).
+function printsNothing(part: DynamicText, resolved: DrawContext['resolved']): boolean {
+  for (const s of part.segments) if ('ref' in s && resolved.get(refKey(s.ref))) return false;
+  return true;
+}
+const isRecipientValue = (s: DynamicText['segments'][number]) =>
+  'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data');
+
 // A text with values: its line marked as one element (the name alone on its line is that element),
 // or, when the line shows the recipient's name among other text, a paragraph with the name as a Span
 // of its own inside it, in logical order.
 function drawText(ctx: DrawContext, part: DynamicText, tags: PageTags): string {
   const { template, resolved, sink, issues } = ctx;
   // A text whose placeholders all print nothing is not drawn (docs/design-format.md).
-  if (part.hideWhenEmpty && part.segments.every((s) => !('ref' in s) || !resolved.get(refKey(s.ref))))
-    return '';
+  if (part.hideWhenEmpty && printsNothing(part, resolved)) return '';
   let text = '';
   let name: { value: string; range: [number, number] } | undefined;
   let others = false;
@@ -143,9 +151,7 @@ function drawText(ctx: DrawContext, part: DynamicText, tags: PageTags): string {
   }
   const split = name && others ? name.range : undefined;
   const line = shapeLine(text, fontChain(part.own, text, part.style), split);
-  const culprit = part.segments.find(
-    (s) => 'ref' in s && (s.ref.source === 'name' || s.ref.source === 'data'),
-  );
+  const culprit = part.segments.find(isRecipientValue);
   const path = culprit && 'ref' in culprit ? refPath(culprit.ref) : [];
   if ('uncovered' in line) {
     issues.push({ path, message: unrenderableMessage(line.uncovered) });

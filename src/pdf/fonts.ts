@@ -152,8 +152,12 @@ export function fontChain(own: Face[], text: string, style: FallbackStyle): Face
   const ids = fallbackFaceIds(text, style);
   if (ids.length === 0) return own;
   const faces = ids.map(bundledFont);
-  if (!faces.some((f) => f.script)) return [...own, ...faces];
+  if (!faces.some(forOneScript)) return [...own, ...faces];
   // A face for one script (Nastaliq) goes before the bundled font; a design's own font stays first.
   const bundled = own[own.length - 1]!;
-  return [...own.slice(0, -1), ...faces.filter((f) => f.script), bundled, ...faces.filter((f) => !f.script)];
+  return [...own.slice(0, -1), ...faces.filter(forOneScript), bundled, ...faces.filter(forAnyScript)];
 }
+
+// Module-level, not closures made per text: their optimised code outlives full GCs (docs/benchmarks.md).
+const forOneScript = (f: Face) => Boolean(f.script);
+const forAnyScript = (f: Face) => !f.script;

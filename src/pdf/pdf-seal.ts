@@ -87,10 +87,12 @@ export async function sealPdf(
 ): Promise<{ pdf: Buffer; sha256: string }> {
   const { base } = unsealed;
   const writer = new PdfWriter();
-  writer.prebuilt(
-    unsealed.body,
-    new Map(unsealed.offsets.flatMap((at, id) => (at === undefined ? [] : [[id, at]]))),
-  );
+  const offsets = new Map<number, number>();
+  for (let id = 0; id < unsealed.offsets.length; id++) {
+    const at = unsealed.offsets[id];
+    if (at !== undefined) offsets.set(id, at);
+  }
+  writer.prebuilt(unsealed.body, offsets);
   const date = pdfDate(opts.signedAt);
   writer.stream(
     base + EMBEDDED_FILE,

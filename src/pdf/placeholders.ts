@@ -226,8 +226,9 @@ export function valueOf(ref: ValueRef, values: RenderValues, locale = 'en'): str
 /** A text with its placeholders filled, white space collapsed and trimmed (the design's `title`), dates
  * and numbers in `locale` (the issue service passes none yet: titles are written in English). */
 export function fillText(text: string, values: RenderValues, locale = 'en'): string {
-  const filled = parseText(text)
-    .segments.map((s) => ('literal' in s ? s.literal : (valueOf(s.ref, values, locale) ?? '')))
-    .join('');
+  let filled = '';
+  for (const s of parseText(text).segments) {
+    filled += 'literal' in s ? s.literal : (valueOf(s.ref, values, locale) ?? '');
+  }
   return filled.replace(/\s+/g, ' ').trim();
 }

@@ -151,10 +151,19 @@ function harfbuzz(font: hb.Font, piece: string, rtl: boolean): ShapedGlyph[] {
   hb.shape(font, buffer);
   const infos = buffer.getGlyphInfos();
   const positions = buffer.getGlyphPositions();
-  return infos.map((info, i) => {
+  const glyphs: ShapedGlyph[] = [];
+  for (let i = 0; i < infos.length; i++) {
+    const info = infos[i]!;
     const p = positions[i]!;
-    return { gid: info.codepoint, cluster: info.cluster, advance: p.xAdvance, dx: p.xOffset, dy: p.yOffset };
-  });
+    glyphs.push({
+      gid: info.codepoint,
+      cluster: info.cluster,
+      advance: p.xAdvance,
+      dx: p.xOffset,
+      dy: p.yOffset,
+    });
+  }
+  return glyphs;
 }
 
 function byCmap(face: Face, piece: string, rtl: boolean): ShapedGlyph[] {

@@ -150,7 +150,9 @@ export function writeStructure(writer: PdfWriter, opts: StructureOptions): void 
   const known = nodes && opts.plans?.get(key);
   if (known && sameShape(known.nodes, nodes)) {
     // Every body is ASCII (names, numbers, hex or ASCII strings): written in one go.
-    writer.objects(known.placed.map(([i, id, head]) => [id, `${head}${nodes[i]!.attrs} >>`]));
+    const objects: [number, string][] = [];
+    for (const [i, id, head] of known.placed) objects.push([id, `${head}${nodes[i]!.attrs} >>`]);
+    writer.objects(objects);
     writer.prebuilt(known.tail.bytes, known.tail.offsets);
     return;
   }

@@ -63,13 +63,14 @@ export function shapeLine(
   if ('uncovered' in itemized) return itemized;
   let em = 0;
   const pieces = cuts ? splitRuns(itemized.runs, cuts) : itemized.runs;
-  const runs = pieces.map((run) => {
+  const runs: ShapedLine['runs'] = [];
+  for (const run of pieces) {
     const glyphs = shapeRun(text, run);
     let units = 0;
     for (const g of glyphs) units += g.advance;
     em += units / run.face.font.unitsPerEm;
-    return { run, glyphs };
-  });
+    runs.push({ run, glyphs });
+  }
   return { runs, em, source: text, text: text.replaceAll(ISOLATE_START, '').replaceAll(ISOLATE_END, '') };
 }
 
@@ -266,12 +267,16 @@ function glyphTexts(glyphs: ShapedGlyph[], piece: string, rtl: boolean): string[
   return texts;
 }
 
+const ascending = (a: number, b: number) => a - b;
+
 // Where each cluster's text ends: at the next cluster start (clusters come in any order when
 // the run is right to left or reordered).
 function clusterEnds(glyphs: ShapedGlyph[], length: number): Map<number, number> {
-  const starts = [...new Set(glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
+  const unique = new Set<number>();
+  for (const g of glyphs) unique.add(g.cluster);
+  const starts = [...unique].sort(ascending);
   const ends = new Map<number, number>();
-  starts.forEach((s, i) => ends.set(s, starts[i + 1] ?? length));
+  for (let i = 0; i < starts.length; i++) ends.set(starts[i]!, starts[i + 1] ?? length);
   return ends;
 }
 

@@ -65,9 +65,7 @@ export function itemize(text: string, chain: readonly Face[]): Itemized {
     }
     const start = head.start;
     const end = clusters[j - 1]!.end;
-    // A face for one script (Nastaliq) draws only runs of that script.
-    const usable = (f: Face) => f.script === undefined || f.script === script;
-    const face = chain.find((f) => usable(f) && coversAll(f, text, start, end));
+    const face = firstCovering(chain, script, text, start, end);
     if (face) {
       runs.push({ start, end, rtl: head.level % 2 === 1, face });
       runScripts.push(script);
@@ -75,7 +73,7 @@ export function itemize(text: string, chain: readonly Face[]): Itemized {
       // No single font has the whole run: each cluster takes the first font that has it.
       for (let k = i; k < j; k++) {
         const c = clusters[k]!;
-        const f = chain.find((candidate) => usable(candidate) && coversAll(candidate, text, c.start, c.end));
+        const f = firstCovering(chain, script, text, c.start, c.end);
         if (!f) {
           uncovered.push(text.slice(c.start, c.end));
           continue;
@@ -95,6 +93,16 @@ export function itemize(text: string, chain: readonly Face[]): Itemized {
   if (uncovered.length > 0) return { uncovered };
   keepRightToLeftFont(text, runs, runScripts, levels);
   return { runs: visualOrder(runs, clusters, levels) };
+}
+
+// The first face of the chain that has every character of text[start, end); a face for one script
+// (Nastaliq) draws only runs of that script. A loop, not a closure made per run: V8 drops the
+// optimised code of closures that no live function holds at each full GC (docs/benchmarks.md).
+function firstCovering(chain: readonly Face[], script: string, text: string, start: number, end: number) {
+  for (const f of chain) {
+    if ((f.script === undefined || f.script === script) && coversAll(f, text, start, end)) return f;
+  }
+  return undefined;
 }
 
 // Digits between the words of a right-to-left name ("محمد 2 علي") are a run of their own, one
@@ -181,9 +189,12 @@ function isIgnorable(cp: number): boolean {
 // Rule L2 of the bidi algorithm on whole runs: from the highest level down to the lowest odd one,
 // reverse every sequence of runs at that level or above. A run of one level reverses its glyphs
 // itself (HarfBuzz returns right-to-left runs in visual order).
+const atLevelZero = (c: Cluster) => c.level === 0;
+
 function visualOrder(runs: TextRun[], clusters: Cluster[], levels: Uint8Array): TextRun[] {
-  if (clusters.every((c) => c.level === 0)) return runs;
-  const withLevel = runs.map((run) => ({ run, level: levels[run.start] ?? 0 }));
+  if (clusters.every(atLevelZero)) return runs;
+  const withLevel: { run: TextRun; level: number }[] = [];
+  for (const run of runs) withLevel.push({ run, level: levels[run.start] ?? 0 });
   let max = 0;
   let minOdd = Number.POSITIVE_INFINITY;
   for (const { level } of withLevel) {
@@ -203,5 +214,9 @@ function visualOrder(runs: TextRun[], clusters: Cluster[], levels: Uint8Array): 
       i = j;
     }
   }
-  return withLevel.map((w) => w.run);
+  // Pushed, not mapped: an array of the same elements kind as itemize's own runs (a mapped one is
+  // "holey"), so that code iterating over runs sees one hidden class.
+  const ordered: TextRun[] = [];
+  for (const w of withLevel) ordered.push(w.run);
+  return ordered;
 }

@@ -20,7 +20,9 @@ export interface AuditEvent {
 export const ZERO_HASH = Buffer.alloc(32);
 
 // RFC 8785 (JCS): object keys sorted by UTF-16 code units, no whitespace; ECMAScript's own
-// serialisation of strings and numbers is the one the RFC names.
+// serialisation of strings and numbers is the one the RFC names. The callbacks are module-level
+// functions, not closures made per call: V8 drops a closure's optimised code at a full GC when no
+// closure of it is alive, and compiled these again after every batch (docs/benchmarks.md).
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('not a finite number');
@@ -30,10 +32,15 @@ export function canonicalJson(value: unknown): string {
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    .filter(isDefined)
+    .sort(byKey);
+  return `{${entries.map(member).join(',')}}`;
 }
+
+type Entry = [string, unknown];
+const isDefined = ([, v]: Entry) => v !== undefined;
+const byKey = ([a]: Entry, [b]: Entry) => (a < b ? -1 : a > b ? 1 : 0);
+const member = ([k, v]: Entry) => `${JSON.stringify(k)}:${canonicalJson(v)}`;
 
 export function chainHash(prev: Buffer, event: AuditEvent): Buffer {
   return createHash('sha256').update(prev).update(canonicalJson(event), 'utf8').digest();
