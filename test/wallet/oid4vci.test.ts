@@ -232,16 +232,20 @@ describe('OID4VCI: offer, metadata, token, nonce and key proofs', () => {
         credential_configuration_id: 'OpenBadgeCredential_ldp_vc',
         proofs: { jwt: [jwt] },
       });
-    const expect = async (jwt: string, error: string, why: string) => {
+    const expect = async (jwt: string, error: string, why: string, says?: RegExp) => {
       const res = await ask(jwt);
       assert.equal(res.status, 400, why);
       assert.equal(res.body.error, error, `${why}: ${res.body.error_description}`);
+      // One plain sentence: never the library's JSON dump of its own error.
+      assert.doesNotMatch(res.body.error_description, /[\n{]/, why);
+      if (says) assert.match(res.body.error_description, says, why);
     };
 
     await expect(
       await handMadeProof(holder, { aud: 'https://elsewhere.example', nonce: await nonce() }),
       'invalid_proof',
       'wrong aud',
+      /^The key proof is not valid: jwt 'aud' does not match expected value\.$/,
     );
     await expect(await handMadeProof(holder, { aud: issuer }), 'invalid_proof', 'no nonce');
     await expect(
@@ -258,7 +262,12 @@ describe('OID4VCI: offer, metadata, token, nonce and key proofs', () => {
         kid: (holder.signer as { didUrl: string }).didUrl,
       },
     );
-    await expect(forged, 'invalid_proof', 'signed by another key than its kid');
+    await expect(
+      forged,
+      'invalid_proof',
+      'signed by another key than its kid',
+      /^The key proof is not valid: The signature does not verify with the key its header names$/,
+    );
     // kid and jwk both: ambiguous.
     const p256 = p256Holder();
     const both = await handMadeProof(
@@ -276,12 +285,14 @@ describe('OID4VCI: offer, metadata, token, nonce and key proofs', () => {
       ),
       'invalid_proof',
       'not did:key',
+      /^The key proof is not valid: The kid must be a did:key URL$/,
     );
     // The wrong type.
     await expect(
       await handMadeProof(holder, { aud: issuer, nonce: await nonce() }, { typ: 'JWT' }),
       'invalid_proof',
       'typ',
+      /^The key proof is not valid: Expected value to be "openid4vci-proof\+jwt" at "typ"$/,
     );
     // No proof at all, an unknown configuration, no configuration.
     assert.equal(

@@ -65,9 +65,11 @@ export const LIBRARY_CALLBACKS = {
   },
   verifyJwt: (signer: JwtSigner, jwt: { header: { alg: string }; compact: string }) => {
     const { holder, publicKey } = knownHolderKey(signer);
-    return jwsSignatureValid(jwt.compact, jwt.header.alg, holder, publicKey)
-      ? { verified: true, signerJwk: holder.jwk as never }
-      : { verified: false };
+    if (!jwsSignatureValid(jwt.compact, jwt.header.alg, holder, publicKey)) {
+      // Thrown rather than answered { verified: false }, so that the refusal says why.
+      throw new HolderKeyError('The signature does not verify with the key its header names');
+    }
+    return { verified: true, signerJwk: holder.jwk as never };
   },
 } satisfies ConstructorParameters<typeof Openid4vciIssuer>[0]['callbacks'];
 
@@ -120,8 +122,23 @@ export async function checkKeyProof(
     });
     return { holder: knownHolderKey(signer).holder };
   } catch (err) {
-    const cause = (err as { cause?: unknown }).cause;
-    const reason = cause instanceof HolderKeyError ? cause.message : (err as Error).message;
-    throw new Oid4vciError('invalid_proof', `The key proof is not valid: ${reason}`);
+    throw new Oid4vciError('invalid_proof', `The key proof is not valid: ${libraryReason(err)}`);
   }
+}
+
+// The library's refusal of a key proof as one plain sentence for the wallet: its description
+// without the library's own prefix, or, for a header of the wrong shape, the first issue its schema
+// check lists (never the library's JSON dump of its own error).
+function libraryReason(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof HolderKeyError) return cause.message;
+  const described = (err as { errorResponse?: { error_description?: unknown } }).errorResponse
+    ?.error_description;
+  const message = err instanceof Error ? err.message : String(err);
+  const reason =
+    typeof described === 'string'
+      ? described.replace(/^Error verif[a-z]* credential request proof jwt\.\s*/i, '')
+      : (message.split('\n')[0] ?? '');
+  if (reason !== '' && reason !== 'Invalid proof') return reason;
+  return /^✖ (.+)$/m.exec(message)?.[1] ?? 'it could not be checked';
 }
