@@ -114,17 +114,12 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
     });
   }
 
-  // The certificate with its entry and, usually in the same statement, the account's current key.
-  // The key's refusal (no key vault: thrown before anything is read) comes first, as it always has;
-  // the certificate's is left to the caller, to come after the holder's key is checked.
-  async function keyAndSubject(req: Omit<SdJwtVcRequest, 'holderJwk'>, flush: 'now' | 'later') {
-    deps.keys.usable();
-    const [read] = await Promise.allSettled([subjectAndEntry(req, flush)]);
-    const key = await deps.keys.currentFrom(
-      req.accountId,
-      read.status === 'fulfilled' ? read.value.key : undefined,
-    );
-    return { key, read };
+  // The certificate with its entry and the account's current key: usually one statement; the key
+  // alone is read (made on first use) only when that statement did not bring it, and never for a
+  // certificate that is refused.
+  async function readWithKey(req: Omit<SdJwtVcRequest, 'holderJwk'>, flush: 'now' | 'later') {
+    const read = await subjectAndEntry(req, flush);
+    return { read, key: await deps.keys.currentFrom(req.accountId, read.key) };
   }
 
   function sign(
@@ -159,9 +154,9 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
      * is revoked or expired; ValidationError for a JWK that is not a public key. */
     async issueSdJwtVc(req: SdJwtVcRequest): Promise<string> {
       const jwk = holderKey(req.holderJwk);
-      const { key, read } = await keyAndSubject(req, 'now');
-      if (read.status === 'rejected') throw read.reason;
-      return sign(key, jwk, req, read.value);
+      deps.keys.usable(); // no key vault: refused before anything is read, as it always has been
+      const { key, read } = await readWithKey(req, 'now');
+      return sign(key, jwk, req, read);
     },
 
     /** For a claim: the account's current key (made on first use) and the certificate with its
@@ -173,11 +168,12 @@ export function createSdJwtIssuing(deps: { db: Db; publicBaseUrl: string; keys: 
      * credential leaves, flushes it (the caller must record the claim so); a refused claim leaves an
      * entry that a crash may lose, and then nothing named it. */
     async sdJwtVcIssuer(input: { accountId: string; certificateId: string; now: Date }) {
-      const { key, read } = await keyAndSubject(input, 'later');
+      deps.keys.usable();
+      const [made] = await Promise.allSettled([readWithKey(input, 'later')]);
       return (holderJwk: HolderJwk) => {
         const jwk = holderKey(holderJwk);
-        if (read.status === 'rejected') throw read.reason;
-        return () => sign(key, jwk, input, read.value);
+        if (made.status === 'rejected') throw made.reason;
+        return () => sign(made.value.key, jwk, input, made.value.read);
       };
     },
   };
